@@ -1,0 +1,261 @@
+"""Rules as data: one frozen record per variant, every rule a field.
+
+The search kernel, the reference engine and the deal generator all branch on
+these fields, never on a variant's name.  A research question such as "how
+much does foundation take-back matter?" is one override away::
+
+    >>> r = get_rules("easy-harp", ["takeback=false"])
+    >>> r.takeback, r.label
+    (False, 'easy-harp[takeback=false]')
+
+Field meanings (SPEC §2):
+
+``decks``            1 or 2 full decks; every card kind appears ``decks`` times.
+``columns``          cards dealt to each tableau column, left to right.
+``face_down``        ``all-but-top`` (only each column's last card face up) or ``none``.
+``draw``             cards turned per stock tap (1 or 3); 0 when there is no stock.
+                     The stock is whatever the tableau does not take.
+``passes``           times through the stock (``N`` passes = at most N-1 recycles);
+                     0 means unlimited.
+``build``            tableau building: ``alternate`` (down, alternating colour) or
+                     ``suit`` (down, same suit).
+``column_moves``     ``single`` (only a column's top card moves) or ``runs``
+                     (any face-up built run moves as a unit).
+``king_runs``        with ``single``: a king-led built run may still move as a block,
+                     and only to an empty column (the Easy Harp exception).
+``empty``            what an empty column takes: ``king`` (a king, or a king-led run
+                     where runs may move) or ``any`` (any single card).
+``cells``            number of free cells (each holds one card).
+``takeback``         the top card of a foundation may go back to the tableau.
+``scoring``          ``easy-harp`` (the app's table) or ``none``.
+
+Foundations: ``4 * decks`` places, ``decks`` per suit, each built A→K in one
+suit.  Whether an ace may start *any* empty place (endless-harp) or only a
+place reserved for its suit (easy-harp) gives the same game: a suit never has
+more aces than places, so the two readings reach the same positions up to
+renaming places.  harpsolve therefore models places reserved per suit.
+"""
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+from dataclasses import dataclass, fields
+
+from .cards import N_KINDS, colour_of, rank_of, suit_of
+
+
+class RulesError(ValueError):
+    """An unknown variant or an invalid rules override."""
+
+
+FACE_DOWN = ("all-but-top", "none")
+BUILD = ("alternate", "suit")
+COLUMN_MOVES = ("single", "runs")
+EMPTY = ("king", "any")
+SCORING = ("easy-harp", "none")
+
+
+@dataclass(frozen=True)
+class Rules:
+    name: str
+    decks: int
+    columns: tuple[int, ...]
+    face_down: str
+    draw: int
+    passes: int
+    build: str
+    column_moves: str
+    king_runs: bool
+    empty: str
+    cells: int
+    takeback: bool
+    scoring: str
+    description: str = ""
+
+    # ---- derived quantities -------------------------------------------------
+    @property
+    def n_cards(self) -> int:
+        return N_KINDS * self.decks
+
+    @property
+    def n_columns(self) -> int:
+        return len(self.columns)
+
+    @property
+    def stock_size(self) -> int:
+        return self.n_cards - sum(self.columns)
+
+    @property
+    def n_foundations(self) -> int:
+        return 4 * self.decks
+
+    @property
+    def unlimited_passes(self) -> bool:
+        return self.passes == 0
+
+    @property
+    def label(self) -> str:
+        """The variant id, followed by the overrides that differ from its preset."""
+        base = VARIANTS.get(self.name)
+        if base is None:
+            return self.name
+        diffs = [
+            f"{f.name}={_format_value(getattr(self, f.name))}"
+            for f in fields(self)
+            if f.name in RULE_FIELDS and getattr(self, f.name) != getattr(base, f.name)
+        ]
+        return self.name + (f"[{','.join(diffs)}]" if diffs else "")
+
+    def as_dict(self) -> dict:
+        return {f.name: getattr(self, f.name) for f in fields(self) if f.name in RULE_FIELDS}
+
+    def fingerprint(self) -> str:
+        """A stable 12-hex-digit digest of the game-defining fields.
+
+        Results computed under different rules never share a fingerprint, so
+        they cannot be mixed silently.  The name and description do not enter.
+        """
+        blob = json.dumps(self.as_dict(), sort_keys=True, separators=(",", ":"))
+        return hashlib.sha256(blob.encode()).hexdigest()[:12]
+
+    def validate(self) -> "Rules":
+        def need(cond: bool, msg: str) -> None:
+            if not cond:
+                raise RulesError(f"{self.name}: {msg}")
+
+        need(self.decks in (1, 2), "decks must be 1 or 2")
+        need(1 <= len(self.columns) <= 10, "between 1 and 10 columns")
+        need(all(c >= 0 for c in self.columns), "column sizes must be >= 0")
+        need(self.stock_size >= 0, f"the columns take {sum(self.columns)} cards, more than the {self.n_cards} in the deck")
+        need(self.face_down in FACE_DOWN, f"face_down must be one of {', '.join(FACE_DOWN)}")
+        need(self.build in BUILD, f"build must be one of {', '.join(BUILD)}")
+        need(self.column_moves in COLUMN_MOVES, f"column_moves must be one of {', '.join(COLUMN_MOVES)}")
+        need(self.empty in EMPTY, f"empty must be one of {', '.join(EMPTY)}")
+        need(self.scoring in SCORING, f"scoring must be one of {', '.join(SCORING)}")
+        need(self.draw in (0, 1, 2, 3), "draw must be 0 (no stock), 1, 2 or 3")
+        need(self.stock_size == 0 or self.draw > 0, "a deal with a stock needs draw >= 1")
+        need(0 <= self.passes <= 100, "passes must be 0 (unlimited) .. 100")
+        need(0 <= self.cells <= 8, "cells must be 0 .. 8")
+        return self
+
+
+RULE_FIELDS = tuple(f.name for f in fields(Rules) if f.name not in ("name", "description"))
+
+
+def _format_value(v) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, tuple):
+        return ",".join(str(x) for x in v)
+    return str(v)
+
+
+_KLONDIKE = dict(
+    decks=1, columns=(1, 2, 3, 4, 5, 6, 7), face_down="all-but-top", passes=0,
+    build="alternate", column_moves="runs", king_runs=False, empty="king",
+    cells=0, takeback=True, scoring="none",
+)
+
+VARIANTS: dict[str, Rules] = {
+    r.name: r.validate()
+    for r in [
+        Rules(
+            name="easy-harp", decks=2, columns=tuple(range(1, 10)), face_down="all-but-top",
+            draw=1, passes=0, build="alternate", column_moves="single", king_runs=True,
+            empty="king", cells=0, takeback=True, scoring="easy-harp",
+            description="Two decks, 9 columns, draw 1, unlimited passes; single cards only, "
+            "except a king-led run may move as a block to an empty column.",
+        ),
+        Rules(
+            name="harp", decks=2, columns=tuple(range(1, 10)), face_down="all-but-top",
+            draw=1, passes=4, build="alternate", column_moves="single", king_runs=False,
+            empty="king", cells=0, takeback=True, scoring="none",
+            description="The family parent: Easy Harp with 4 passes and no run moves at all.",
+        ),
+        Rules(
+            name="big-harp", decks=2, columns=tuple(range(1, 11)), face_down="all-but-top",
+            draw=3, passes=3, build="alternate", column_moves="runs", king_runs=False,
+            empty="king", cells=0, takeback=True, scoring="none",
+            description="Two decks, 10 columns, draw 3, 3 passes; built runs move as units.",
+        ),
+        Rules(
+            name="endless-harp", decks=2, columns=tuple(range(1, 11)), face_down="all-but-top",
+            draw=3, passes=0, build="alternate", column_moves="runs", king_runs=False,
+            empty="king", cells=0, takeback=True, scoring="none",
+            description="Big Harp without its pass limit: draw 3, unlimited passes.",
+        ),
+        Rules(
+            name="bakers-game", decks=1, columns=(7, 7, 7, 7, 6, 6, 6, 6), face_down="none",
+            draw=0, passes=0, build="suit", column_moves="single", king_runs=False,
+            empty="any", cells=4, takeback=False, scoring="none",
+            description="One deck all face up in 8 columns, 4 free cells, build down in suit, "
+            "any card to an empty column, single-card moves, no take-back.",
+        ),
+        Rules(name="klondike-1", draw=1, description="Thoughtful Klondike, draw 1, unlimited passes.", **_KLONDIKE),
+        Rules(name="klondike-3", draw=3, description="Thoughtful Klondike, draw 3, unlimited passes.", **_KLONDIKE),
+    ]
+}
+
+
+def builds_on(rules: Rules, card: int, base: int) -> bool:
+    """May ``card`` be placed on ``base`` in a tableau column under ``rules.build``?"""
+    if rank_of(card) + 1 != rank_of(base):
+        return False
+    if rules.build == "suit":
+        return suit_of(card) == suit_of(base)
+    return colour_of(card) != colour_of(base)
+
+
+def _parse_value(name: str, current, text: str):
+    t = text.strip().lower()
+    if isinstance(current, bool):
+        if t in ("true", "yes", "on", "1"):
+            return True
+        if t in ("false", "no", "off", "0"):
+            return False
+        raise RulesError(f"rule {name} takes true or false, not {text!r}")
+    if isinstance(current, int):
+        if name == "passes" and t in ("unlimited", "inf", "infinite"):
+            return 0
+        try:
+            return int(t)
+        except ValueError:
+            raise RulesError(f"rule {name} takes a whole number, not {text!r}") from None
+    if isinstance(current, tuple):
+        try:
+            return tuple(int(x) for x in t.split(","))
+        except ValueError:
+            raise RulesError(f"rule {name} takes comma-separated whole numbers, not {text!r}") from None
+    return t
+
+
+def with_overrides(rules: Rules, overrides) -> Rules:
+    """Apply ``name=value`` overrides (strings) or a mapping; validate the result."""
+    if not overrides:
+        return rules
+    items = overrides.items() if isinstance(overrides, dict) else [_split(o) for o in overrides]
+    changes = {}
+    for name, value in items:
+        name = name.strip().replace("-", "_")
+        if name not in RULE_FIELDS:
+            raise RulesError(f"unknown rule {name!r}; rules are: {', '.join(RULE_FIELDS)}")
+        current = getattr(rules, name)
+        changes[name] = _parse_value(name, current, value) if isinstance(value, str) else value
+    return dataclasses.replace(rules, **changes).validate()
+
+
+def _split(text: str) -> tuple[str, str]:
+    if "=" not in text:
+        raise RulesError(f"a rule override looks like name=value, not {text!r}")
+    k, v = text.split("=", 1)
+    return k, v
+
+
+def get_rules(variant: str, overrides=None) -> Rules:
+    """The preset of ``variant`` with ``overrides`` applied."""
+    try:
+        base = VARIANTS[variant]
+    except KeyError:
+        raise RulesError(f"unknown variant {variant!r}; known variants: {', '.join(VARIANTS)}") from None
+    return with_overrides(base, overrides)
