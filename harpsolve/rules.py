@@ -28,6 +28,10 @@ Field meanings (SPEC §2):
 ``cells``            number of free cells (each holds one card).
 ``takeback``         the top card of a foundation may go back to the tableau.
 ``scoring``          ``easy-harp`` (the app's table) or ``none``.
+``deal``             how a deal number becomes a layout: ``ms`` (the Microsoft
+                     FreeCell numbering, one deck; what every FreeCell and Baker's
+                     Game program shares) or ``splitmix`` (harpsolve's frozen
+                     shuffle).  See ``harpsolve/deals.py`` and the README.
 
 Foundations: ``4 * decks`` places, ``decks`` per suit, each built A→K in one
 suit.  Whether an ace may start *any* empty place (endless-harp) or only a
@@ -54,6 +58,7 @@ BUILD = ("alternate", "suit")
 COLUMN_MOVES = ("single", "runs")
 EMPTY = ("king", "any")
 SCORING = ("easy-harp", "none")
+DEAL = ("ms", "splitmix")
 
 
 @dataclass(frozen=True)
@@ -71,6 +76,7 @@ class Rules:
     cells: int
     takeback: bool
     scoring: str
+    deal: str = "splitmix"
     description: str = ""
 
     # ---- derived quantities -------------------------------------------------
@@ -133,6 +139,8 @@ class Rules:
         need(self.column_moves in COLUMN_MOVES, f"column_moves must be one of {', '.join(COLUMN_MOVES)}")
         need(self.empty in EMPTY, f"empty must be one of {', '.join(EMPTY)}")
         need(self.scoring in SCORING, f"scoring must be one of {', '.join(SCORING)}")
+        need(self.deal in DEAL, f"deal must be one of {', '.join(DEAL)}")
+        need(self.deal != "ms" or self.decks == 1, "deal=ms numbers one-deck deals only")
         need(self.draw in (0, 1, 2, 3), "draw must be 0 (no stock), 1, 2 or 3")
         need(self.stock_size == 0 or self.draw > 0, "a deal with a stock needs draw >= 1")
         need(0 <= self.passes <= 100, "passes must be 0 (unlimited) .. 100")
@@ -188,7 +196,7 @@ VARIANTS: dict[str, Rules] = {
         Rules(
             name="bakers-game", decks=1, columns=(7, 7, 7, 7, 6, 6, 6, 6), face_down="none",
             draw=0, passes=0, build="suit", column_moves="single", king_runs=False,
-            empty="any", cells=4, takeback=False, scoring="none",
+            empty="any", cells=4, takeback=False, scoring="none", deal="ms",
             description="One deck all face up in 8 columns, 4 free cells, build down in suit, "
             "any card to an empty column, single-card moves, no take-back.",
         ),
