@@ -65,5 +65,90 @@ def main():
     """Solve and study the Harp family of patience games and Baker's Game."""
 
 
+# ---- variants and deal -------------------------------------------------------------
+_deal_rule_option = click.option(
+    "--rule", "rule_overrides", multiple=True, metavar="NAME=VALUE",
+    help="Override one rules field (repeatable), e.g. --rule passes=3 --rule takeback=false.",
+)
+
+
+def _rule_value_text(name: str, value) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, tuple):
+        return ",".join(map(str, value))
+    if name == "passes" and value == 0:
+        return "0 (unlimited)"
+    if name == "draw" and value == 0:
+        return "0 (no stock)"
+    return str(value)
+
+
+@main.command("variants")
+@click.argument("variant", required=False)
+@_deal_rule_option
+@friendly
+def variants_cmd(variant, rule_overrides):
+    """List the variants; with VARIANT, print every field of its rules."""
+    from .rules import RULE_FIELDS, VARIANTS, get_rules
+
+    if variant is None:
+        if rule_overrides:
+            fail("--rule needs a VARIANT to apply to")
+        width = max(map(len, VARIANTS))
+        for name, rules in VARIANTS.items():
+            click.echo(f"{name.ljust(width)}  {rules.description}")
+        return
+    rules = get_rules(variant, rule_overrides)
+    click.echo(f"{rules.label}: {rules.description}")
+    width = max(map(len, RULE_FIELDS))
+    for name in RULE_FIELDS:
+        click.echo(f"  {name.ljust(width)}  {_rule_value_text(name, getattr(rules, name))}")
+    click.echo(
+        f"  ({rules.n_cards} cards, stock {rules.stock_size}, {rules.n_foundations} foundations, "
+        f"fingerprint {rules.fingerprint()})"
+    )
+
+
+@main.command("deal")
+@click.argument("variant")
+@click.argument("deal_ref", metavar="N|CODE|daily[:YYYY-MM-DD]")
+@click.option("--json", "as_json", is_flag=True, help="Print the layout as JSON (with variant, deal and code).")
+@click.option("--text", "as_text", is_flag=True, help="Print the layout in the text form that --layout files read back.")
+@_deal_rule_option
+@friendly
+def deal_cmd(variant, deal_ref, as_json, as_text, rule_overrides):
+    """Show deal N (or code EH1-N-…, or the daily deal) of VARIANT.
+
+    \b
+      harpsolve deal easy-harp 5
+      harpsolve deal easy-harp EH1-N-AAAAAAF --json
+      harpsolve deal bakers-game daily:2026-11-30
+    """
+    import json
+
+    from .deals import deal_code, deal_layout, parse_deal_ref
+    from .layout import render
+    from .rules import get_rules
+
+    if as_json and as_text:
+        fail("choose one of --json and --text")
+    rules = get_rules(variant, rule_overrides)
+    number = parse_deal_ref(deal_ref)
+    layout = deal_layout(rules, number)
+    code = deal_code(number)
+    if as_json:
+        click.echo(json.dumps({
+            "variant": rules.name, "rules": rules.label, "deal": number, "code": code,
+            "layout": layout.to_dict(),
+        }))
+    elif as_text:
+        click.echo(f"# {rules.label} deal {number} ({code})")
+        click.echo(layout.to_text())
+    else:
+        click.echo(f"{rules.label} deal {number} ({code})")
+        click.echo(render(layout, rules))
+
+
 if __name__ == "__main__":  # pragma: no cover
     main()
