@@ -1,0 +1,543 @@
+"""Jitted move generation and application on packed states (``state.py``).
+
+A move is one ``int32``::
+
+    bits 24..27  kind (the M_* constants)
+    bits 16..23  a    source: column, talon index, foundation place or cell
+    bits  8..15  b    target: column or cell
+    bits  0..7   n    cards moved (column to column)
+
+In *compound* mode (the search) the stock is not stepped through card by
+card: ``M_TALON_FOUND``/``M_TALON_COL`` play talon card ``a`` directly, and
+the draws and recycles that bring it to the top of the waste are implied
+(``_talon_route`` computes them; ``solution.py`` spells them out).  This is
+complete because draws and recycles commute with every other move: a line
+that draws and later plays card ``i`` is the line that plays card ``i`` with
+the draws folded in, and taking the route with the fewest recycles leaves
+the same position with at least as many passes left.  In *primitive* mode
+(``M_DRAW``/``M_RECYCLE`` and the waste top only) the kernel lists exactly
+the reference engine's moves, which is what the differential tests compare.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from .config import JIT
+from .state import (
+    EMPTY, MAXLEN, O_CELL, O_COLS, O_DOWN, O_FOUND, O_LEN, O_RECYC, O_TALON, O_TLEN, O_TPTR,
+    P_AUTO, P_BUILD_SUIT, P_CELLS, P_COMPOUND, P_DECKS, P_DRAW, P_EMPTY_ANY, P_KING_RUNS,
+    P_NCOL, P_PASSES, P_PRUNE, P_RUNS, P_TAKEBACK, P_HEUR,
+)
+
+M_COL_FOUND = 1
+M_TALON_FOUND = 2
+M_TALON_COL = 3
+M_COL_COL = 4
+M_FOUND_COL = 5
+M_COL_CELL = 6
+M_CELL_COL = 7
+M_CELL_FOUND = 8
+M_DRAW = 9
+M_RECYCLE = 10
+
+MAX_MOVES = 512  # per node; a fuller list is reported as overflow, never truncated silently
+
+
+@njit(**JIT)
+def _mk(kind, a, b, n):
+    return np.int32((kind << 24) | (a << 16) | (b << 8) | n)
+
+
+@njit(**JIT)
+def _kind(m):
+    return (m >> 24) & 15
+
+
+@njit(**JIT)
+def _a(m):
+    return (m >> 16) & 255
+
+
+@njit(**JIT)
+def _b(m):
+    return (m >> 8) & 255
+
+
+@njit(**JIT)
+def _n(m):
+    return m & 255
+
+
+# ---- card arithmetic (kinds 0..51: suit * 13 + rank - 1) ----------------------
+@njit(**JIT)
+def _builds(card, base, suit_build):
+    """May ``card`` go on ``base`` in a column?"""
+    if card % 13 + 1 != base % 13:
+        return False
+    if suit_build:
+        return card // 13 == base // 13
+    cs = card // 13
+    bs = base // 13
+    return (cs == 1 or cs == 2) != (bs == 1 or bs == 2)
+
+
+@njit(**JIT)
+def _found_place(st, card, p):
+    """The first foundation place of ``card``'s suit that accepts it, or -1."""
+    decks = p[P_DECKS]
+    s = card // 13
+    r0 = card % 13
+    for k in range(decks):
+        if st[O_FOUND + s * decks + k] == r0:
+            return s * decks + k
+    return -1
+
+
+@njit(**JIT)
+def _suit_min(st, s, decks):
+    m = 99
+    for k in range(decks):
+        h = np.int64(st[O_FOUND + s * decks + k])
+        if h < m:
+            m = h
+    return m
+
+
+@njit(**JIT)
+def _safe(st, card, p):
+    """Can ``card`` go to its foundation without ever costing a win?
+
+    A card on the tableau is useful only as a base for the cards that build
+    on it.  Alternate colours: those are the opposite-colour cards one rank
+    lower.  If every copy of them is already on the foundations, nothing can
+    ever be built on ``card`` again -- unless take-back brings one back; a
+    card taken back onto ``card`` is itself useful only to hold same-colour
+    cards two ranks lower, so with take-back we also need every copy of those
+    on the foundations (then the whole chain could only ever hold cards taken
+    back from the foundations, which uncovers nothing and frees nothing).
+    Same-suit building: the cards that build on ``card`` are the other copies
+    of the same suit one rank lower (none with one deck, where the one below
+    is already home when ``card`` can go up).  Moving ``card`` up never blocks
+    anything else: a foundation only accepts, and the places of a suit are
+    interchangeable.  Proved case by case here; tests compare pruned and
+    unpruned searches on small positions.
+    """
+    r = card % 13 + 1
+    s = card // 13
+    decks = p[P_DECKS]
+    if p[P_BUILD_SUIT]:
+        return _suit_min(st, s, decks) >= r - 1
+    red = s == 1 or s == 2
+    for t in range(4):
+        t_red = t == 1 or t == 2
+        if t_red != red:
+            if _suit_min(st, t, decks) < r - 1:
+                return False
+        elif p[P_TAKEBACK] and t != s:
+            if _suit_min(st, t, decks) < r - 2:
+                return False
+    if p[P_TAKEBACK] and decks > 1:
+        # the other places of the card's own suit: their copies of rank r-2
+        if _suit_min(st, s, decks) < r - 2:
+            return False
+    return True
+
+
+# ---- the talon ---------------------------------------------------------------------
+@njit(**JIT)
+def _recycle_allowed(recycles, passes):
+    return passes == 0 or recycles < passes - 1
+
+
+@njit(**JIT)
+def _talon_route(tlen, tptr, recycles, draw, passes, i):
+    """How to bring talon card ``i`` to the top of the waste.
+
+    Returns (draws, recycle, draws_after): draw ``draws`` times, then (if
+    ``recycle``) turn the waste back and draw ``draws_after`` times.  Returns
+    (-1, 0, 0) when card ``i`` cannot be reached.  Draws never reorder the
+    talon; a tap turns ``draw`` cards (fewer at the end), so within a pass the
+    reachable tops are the boundary positions tptr + k*draw (capped at tlen).
+    """
+    if i < 0 or i >= tlen:
+        return -1, 0, 0
+    if i == tptr - 1:
+        return 0, 0, 0
+    if i >= tptr:
+        gap = i + 1 - tptr
+        if gap % draw == 0 or i == tlen - 1:
+            return (gap + draw - 1) // draw, 0, 0
+    if not _recycle_allowed(recycles, passes):
+        return -1, 0, 0
+    if (i + 1) % draw == 0 or i == tlen - 1:
+        return (tlen - tptr + draw - 1) // draw, 1, (i + 1 + draw - 1) // draw
+    return -1, 0, 0
+
+
+@njit(**JIT)
+def _talon_take(st, i):
+    """Remove talon card ``i`` (already at the waste top by its route); return it."""
+    tlen = np.int64(st[O_TLEN])
+    card = st[O_TALON + i]
+    for j in range(i, tlen - 1):
+        st[O_TALON + j] = st[O_TALON + j + 1]
+    st[O_TLEN] = tlen - 1
+    st[O_TPTR] = i
+    return card
+
+
+@njit(**JIT)
+def _talon_reach(st, i, p):
+    """Follow card ``i``'s route: count its recycle, leave it on the waste top."""
+    d1, rec, d2 = _talon_route(np.int64(st[O_TLEN]), np.int64(st[O_TPTR]), np.int64(st[O_RECYC]),
+                               p[P_DRAW], p[P_PASSES], i)
+    if rec and st[O_RECYC] < 255:
+        st[O_RECYC] += 1
+
+
+# ---- columns --------------------------------------------------------------------------
+@njit(**JIT)
+def _col_pop(st, c, n):
+    """Remove the top ``n`` cards of column c; a face-down card that becomes top turns up."""
+    ln = np.int64(st[O_LEN + c]) - n
+    st[O_LEN + c] = ln
+    if ln > 0 and st[O_DOWN + c] == ln:
+        st[O_DOWN + c] = ln - 1
+
+
+@njit(**JIT)
+def _col_push(st, c, card):
+    ln = np.int64(st[O_LEN + c])
+    st[O_COLS + MAXLEN * c + ln] = card
+    st[O_LEN + c] = ln + 1
+
+
+@njit(**JIT)
+def _top(st, c):
+    ln = np.int64(st[O_LEN + c])
+    if ln == 0:
+        return -1
+    return np.int64(st[O_COLS + MAXLEN * c + ln - 1])
+
+
+@njit(**JIT)
+def _run_start(st, c, suit_build):
+    """Lowest index j such that cards j..top of column c are face up and built."""
+    ln = np.int64(st[O_LEN + c])
+    down = np.int64(st[O_DOWN + c])
+    base = O_COLS + MAXLEN * c
+    j = ln - 1
+    while j > down and _builds(np.int64(st[base + j]), np.int64(st[base + j - 1]), suit_build):
+        j -= 1
+    return j
+
+
+@njit(**JIT)
+def _apply(st, m, p):
+    """Make move ``m`` on ``st`` in place (the move must be legal)."""
+    kind = _kind(m)
+    a = _a(m)
+    b = _b(m)
+    if kind == M_COL_FOUND:
+        card = _top(st, a)
+        _col_pop(st, a, 1)
+        st[O_FOUND + _found_place(st, card, p)] += 1
+    elif kind == M_TALON_FOUND:
+        _talon_reach(st, a, p)
+        card = np.int64(_talon_take(st, a))
+        st[O_FOUND + _found_place(st, card, p)] += 1
+    elif kind == M_TALON_COL:
+        _talon_reach(st, a, p)
+        card = np.int64(_talon_take(st, a))
+        _col_push(st, b, card)
+    elif kind == M_COL_COL:
+        n = _n(m)
+        ln = np.int64(st[O_LEN + a])
+        src = O_COLS + MAXLEN * a + ln - n
+        for k in range(n):
+            _col_push(st, b, st[src + k])
+        _col_pop(st, a, n)
+    elif kind == M_FOUND_COL:
+        h = np.int64(st[O_FOUND + a])
+        card = (a // p[P_DECKS]) * 13 + h - 1
+        st[O_FOUND + a] = h - 1
+        _col_push(st, b, card)
+    elif kind == M_COL_CELL:
+        st[O_CELL + b] = _top(st, a)
+        _col_pop(st, a, 1)
+    elif kind == M_CELL_COL:
+        _col_push(st, b, st[O_CELL + a])
+        st[O_CELL + a] = EMPTY
+    elif kind == M_CELL_FOUND:
+        card = np.int64(st[O_CELL + a])
+        st[O_CELL + a] = EMPTY
+        st[O_FOUND + _found_place(st, card, p)] += 1
+    elif kind == M_DRAW:
+        st[O_TPTR] = min(np.int64(st[O_TPTR]) + p[P_DRAW], np.int64(st[O_TLEN]))
+    elif kind == M_RECYCLE:
+        st[O_TPTR] = 0
+        if st[O_RECYC] < 255:
+            st[O_RECYC] += 1
+
+
+@njit(**JIT)
+def _won(st, p):
+    total = 0
+    for k in range(4 * p[P_DECKS]):
+        total += np.int64(st[O_FOUND + k])
+    return total == 52 * p[P_DECKS]
+
+
+@njit(**JIT)
+def _auto(st, p, out):
+    """Make every safe foundation move (see ``_safe``) until none is left.
+
+    Writes the moves made into ``out`` (for the solution) and returns their
+    number.  Talon cards are included only where taking one changes nothing
+    else: with draw 1 and unlimited passes any talon card (every card stays
+    reachable), with draw 1 and limited passes the waste top (the boundary
+    just moves down by one).  With draw 3 removing a card shifts which cards
+    the taps reach, so talon cards are never moved automatically.
+    """
+    count = 0
+    if not p[P_AUTO]:
+        return 0
+    ncol = p[P_NCOL]
+    changed = True
+    while changed:
+        changed = False
+        for c in range(ncol):
+            card = _top(st, c)
+            if card >= 0 and _found_place(st, card, p) >= 0 and _safe(st, card, p):
+                m = _mk(M_COL_FOUND, c, 0, 0)
+                _apply(st, m, p)
+                out[count] = m
+                count += 1
+                changed = True
+        for k in range(p[P_CELLS]):
+            card = np.int64(st[O_CELL + k])
+            if card != EMPTY and _found_place(st, card, p) >= 0 and _safe(st, card, p):
+                m = _mk(M_CELL_FOUND, k, 0, 0)
+                _apply(st, m, p)
+                out[count] = m
+                count += 1
+                changed = True
+        if p[P_DRAW] == 1:
+            tlen = np.int64(st[O_TLEN])
+            lo = 0 if p[P_PASSES] == 0 else np.int64(st[O_TPTR]) - 1
+            i = tlen - 1 if p[P_PASSES] == 0 else lo
+            while i >= lo and i >= 0:
+                card = np.int64(st[O_TALON + i])
+                if _found_place(st, card, p) >= 0 and _safe(st, card, p):
+                    m = _mk(M_TALON_FOUND, i, 0, 0)
+                    _apply(st, m, p)
+                    out[count] = m
+                    count += 1
+                    changed = True
+                    if p[P_PASSES] != 0:
+                        break
+                i -= 1
+    return count
+
+
+# ---- move generation -----------------------------------------------------------------
+# Ordering: lower score first.  Foundation moves, then moves that turn a
+# hidden card (deepest pile first) or empty a column, then cards from the
+# talon, then other column moves, cells, and take-backs last.
+@njit(**JIT)
+def _push_move(out, scores, count, m, score):
+    if count >= out.shape[0]:
+        return -1
+    out[count] = m
+    scores[count] = score
+    return count + 1
+
+
+@njit(**JIT)
+def _empty_targets_ok(c, first_empty, prune):
+    # All empty columns give the same position up to column order: use the first.
+    return (not prune) or c == first_empty
+
+
+@njit(**JIT)
+def _gen(st, p, out, scores):
+    """Write the legal moves of ``st`` into ``out`` in search order; return the count.
+
+    Returns -1 when more than ``out.shape[0]`` moves exist (the caller must
+    then not treat the node as fully explored).
+    """
+    ncol = p[P_NCOL]
+    suit_build = p[P_BUILD_SUIT]
+    prune = p[P_PRUNE]
+    compound = p[P_COMPOUND]
+    empty_any = p[P_EMPTY_ANY]
+    count = 0
+    first_empty = -1
+    for c in range(ncol):
+        if st[O_LEN + c] == 0:
+            first_empty = c
+            break
+
+    # column -> foundation, column -> column, column -> cell
+    first_cell = -1
+    for k in range(p[P_CELLS]):
+        if st[O_CELL + k] == EMPTY:
+            first_cell = k
+            break
+    for c in range(ncol):
+        ln = np.int64(st[O_LEN + c])
+        if ln == 0:
+            continue
+        down = np.int64(st[O_DOWN + c])
+        base = O_COLS + MAXLEN * c
+        top = np.int64(st[base + ln - 1])
+        if _found_place(st, top, p) >= 0:
+            count = _push_move(out, scores, count, _mk(M_COL_FOUND, c, 0, 0), 0)
+            if count < 0:
+                return -1
+        rs = _run_start(st, c, suit_build)
+        for j in range(ln - 1, rs - 1, -1):
+            n = ln - j
+            card = np.int64(st[base + j])
+            is_king = card % 13 == 12
+            single_ok = n == 1
+            king_block = p[P_KING_RUNS] and is_king
+            if not (p[P_RUNS] or single_ok or king_block):
+                continue
+            uncovers = j == down and down > 0
+            empties = j == 0
+            if uncovers:
+                sc = 100 - down
+            elif empties:
+                sc = 150
+            else:
+                sc = 300
+            for t in range(ncol):
+                if t == c:
+                    continue
+                tl = np.int64(st[O_LEN + t])
+                if tl == 0:
+                    if not (empty_any or is_king):
+                        continue
+                    if not _empty_targets_ok(t, first_empty, prune):
+                        continue
+                    if prune and empties:
+                        continue  # the same column, moved: the same position
+                    count = _push_move(out, scores, count, _mk(M_COL_COL, c, t, n), sc)
+                    if count < 0:
+                        return -1
+                elif p[P_RUNS] or single_ok:
+                    tcard = np.int64(st[O_COLS + MAXLEN * t + tl - 1])
+                    if _builds(card, tcard, suit_build):
+                        count = _push_move(out, scores, count, _mk(M_COL_COL, c, t, n), sc)
+                        if count < 0:
+                            return -1
+        for k in range(p[P_CELLS]):
+            if st[O_CELL + k] != EMPTY or (prune and k != first_cell):
+                continue
+            sc = 400 if not (down > 0 and ln - 1 == down) else 200 - down
+            count = _push_move(out, scores, count, _mk(M_COL_CELL, c, k, 0), sc)
+            if count < 0:
+                return -1
+
+    # free cells -> foundation / column
+    for k in range(p[P_CELLS]):
+        card = np.int64(st[O_CELL + k])
+        if card == EMPTY:
+            continue
+        if _found_place(st, card, p) >= 0:
+            count = _push_move(out, scores, count, _mk(M_CELL_FOUND, k, 0, 0), 0)
+            if count < 0:
+                return -1
+        for t in range(ncol):
+            tl = np.int64(st[O_LEN + t])
+            if tl == 0:
+                ok = (empty_any or card % 13 == 12) and _empty_targets_ok(t, first_empty, prune)
+            else:
+                ok = _builds(card, np.int64(st[O_COLS + MAXLEN * t + tl - 1]), suit_build)
+            if ok:
+                count = _push_move(out, scores, count, _mk(M_CELL_COL, k, t, 0), 250)
+                if count < 0:
+                    return -1
+
+    # the talon
+    tlen = np.int64(st[O_TLEN])
+    tptr = np.int64(st[O_TPTR])
+    if tlen > 0:
+        if compound:
+            lo = 0
+            hi = tlen
+        else:
+            lo = tptr - 1
+            hi = tptr
+        for i in range(max(lo, 0), hi):
+            if compound:
+                d1, rec, d2 = _talon_route(tlen, tptr, np.int64(st[O_RECYC]), p[P_DRAW], p[P_PASSES], i)
+                if d1 < 0:
+                    continue
+                cost = d1 + d2 + 8 * rec
+            else:
+                cost = 0
+            card = np.int64(st[O_TALON + i])
+            if _found_place(st, card, p) >= 0:
+                count = _push_move(out, scores, count, _mk(M_TALON_FOUND, i, 0, 0), 1 + cost)
+                if count < 0:
+                    return -1
+            for t in range(ncol):
+                tl = np.int64(st[O_LEN + t])
+                if tl == 0:
+                    ok = (empty_any or card % 13 == 12) and _empty_targets_ok(t, first_empty, prune)
+                else:
+                    ok = _builds(card, np.int64(st[O_COLS + MAXLEN * t + tl - 1]), suit_build)
+                if ok:
+                    count = _push_move(out, scores, count, _mk(M_TALON_COL, i, t, 0), 200 + cost)
+                    if count < 0:
+                        return -1
+        if not compound:
+            if tptr < tlen:
+                count = _push_move(out, scores, count, _mk(M_DRAW, 0, 0, 0), 500)
+                if count < 0:
+                    return -1
+            elif tptr > 0 and _recycle_allowed(np.int64(st[O_RECYC]), p[P_PASSES]):
+                count = _push_move(out, scores, count, _mk(M_RECYCLE, 0, 0, 0), 500)
+                if count < 0:
+                    return -1
+
+    # take-back: the top of a foundation place onto a column
+    if p[P_TAKEBACK]:
+        decks = p[P_DECKS]
+        for f in range(4 * decks):
+            h = np.int64(st[O_FOUND + f])
+            if h == 0:
+                continue
+            dup = False
+            for f2 in range((f // decks) * decks, f):
+                if st[O_FOUND + f2] == h:
+                    dup = True  # same card on another place of the suit: same move
+            if dup:
+                continue
+            card = (f // decks) * 13 + h - 1
+            for t in range(ncol):
+                tl = np.int64(st[O_LEN + t])
+                if tl == 0:
+                    ok = (empty_any or card % 13 == 12) and _empty_targets_ok(t, first_empty, prune)
+                else:
+                    ok = _builds(card, np.int64(st[O_COLS + MAXLEN * t + tl - 1]), suit_build)
+                if ok:
+                    count = _push_move(out, scores, count, _mk(M_FOUND_COL, f, t, 0), 600)
+                    if count < 0:
+                        return -1
+
+    # stable insertion sort by score
+    for i in range(1, count):
+        m = out[i]
+        s = scores[i]
+        j = i - 1
+        while j >= 0 and scores[j] > s:
+            out[j + 1] = out[j]
+            scores[j + 1] = scores[j]
+            j -= 1
+        out[j + 1] = m
+        scores[j + 1] = s
+    return count

@@ -1,0 +1,1 @@
+"""Search algorithms over packed states: depth-first search with a transposition table."""

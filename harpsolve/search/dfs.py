@@ -1,0 +1,99 @@
+"""Iterative depth-first search with a transposition table (the classifier).
+
+The kernel ``_dfs`` keeps all of its state in arrays owned by the caller, so
+it runs in slices: it returns after ``node_slice`` nodes (or to ask for a
+bigger table), the Python side checks the clock and the memory budget, and
+calls it again to go on exactly where it stopped.  Numba code cannot read a
+clock, and this also keeps Ctrl-C responsive.
+
+Completeness: every child is fingerprinted and entered in the table before
+it is expanded; a child already in the table is skipped, which is sound
+because its subtree was (or is being) explored from its first visit -- the
+game has no state-dependent history, so a state's solvability is a property
+of the state alone.  When the stack would overflow, or a node has more
+moves than the move buffer holds, the search flags it and can then only
+answer ``solved`` or ``unknown``, never ``unsolvable``.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from ..config import JIT
+from ..movegen import _apply, _auto, _gen, _won
+from ..state import _fingerprint
+from .tt import _insert
+
+# counters (int64 array ``ctr``)
+C_NODES, C_STORED, C_DEPTH, C_INCOMPLETE, C_MAXDEPTH, C_SIZE = range(6)
+
+# kernel return codes
+R_SOLVED, R_EXHAUSTED, R_PAUSED, R_GROW = range(4)
+
+
+@njit(**JIT)
+def _dfs(stack, moves, nmoves, nxt, scores, autobuf, t1, t2, ctr, p, node_slice):
+    d = ctr[C_DEPTH]
+    nodes = ctr[C_NODES]
+    limit = nodes + node_slice
+    maxd = stack.shape[0] - 1
+    cap_half = t1.shape[0] // 2
+    while True:
+        if d < 0:
+            ctr[C_DEPTH] = d
+            ctr[C_NODES] = nodes
+            return R_EXHAUSTED
+        if nxt[d] >= nmoves[d]:
+            d -= 1
+            continue
+        if nodes >= limit or ctr[C_STORED] >= cap_half:
+            ctr[C_DEPTH] = d
+            ctr[C_NODES] = nodes
+            return R_PAUSED if nodes >= limit else R_GROW
+        m = moves[d, nxt[d]]
+        nxt[d] += 1
+        child = stack[d + 1]
+        child[:] = stack[d]
+        _apply(child, m, p)
+        _auto(child, p, autobuf)
+        nodes += 1
+        if _won(child, p):
+            ctr[C_DEPTH] = d + 1
+            ctr[C_NODES] = nodes
+            return R_SOLVED
+        h1, h2 = _fingerprint(child, p)
+        if not _insert(t1, t2, h1, h2):
+            continue
+        ctr[C_STORED] += 1
+        if d + 1 >= maxd:
+            ctr[C_INCOMPLETE] = 1
+            continue
+        n = _gen(child, p, moves[d + 1], scores)
+        if n < 0:
+            ctr[C_INCOMPLETE] = 1
+            continue
+        nmoves[d + 1] = n
+        nxt[d + 1] = 0
+        d += 1
+        if d > ctr[C_MAXDEPTH]:
+            ctr[C_MAXDEPTH] = d
+
+
+@njit(**JIT)
+def _root(stack, moves, nmoves, nxt, scores, autobuf, t1, t2, ctr, p):
+    """Prepare depth 0: safe moves, the root's fingerprint and moves.
+
+    Returns the number of automatic moves made at the root (in ``autobuf``),
+    or -1 if the root has more moves than the buffer holds.
+    """
+    na = _auto(stack[0], p, autobuf)
+    h1, h2 = _fingerprint(stack[0], p)
+    _insert(t1, t2, h1, h2)
+    ctr[C_STORED] = 1
+    ctr[C_DEPTH] = 0
+    n = _gen(stack[0], p, moves[0], scores)
+    if n < 0:
+        return -1
+    nmoves[0] = n
+    nxt[0] = 0
+    return na

@@ -1,0 +1,264 @@
+"""The packed search state, its canonical fingerprint, and the kernel's rules vector.
+
+A state is one flat ``uint8`` array of ``STATE_BYTES`` bytes, so the search
+can keep a stack of them in one 2-D array and make a child with a single row
+copy.  Card bytes hold a card kind 0..51 (``cards.py``); ``EMPTY`` (255)
+marks an empty cell.
+
+Byte layout (offsets are the module constants)::
+
+    offset  size  field
+    ------  ----  --------------------------------------------------------------
+    0       10    LEN[c]      cards in column c (face-down + face-up)
+    10      10    DOWN[c]     face-down cards at the bottom of column c
+    20       8    FOUND[p]    height of foundation place p (0..13);
+                              place p = suit * decks + k holds suit p // decks
+    28       8    CELL[k]     card in free cell k, or 255
+    36       1    TLEN        cards in stock + waste (the "talon")
+    37       1    TPTR        waste size: waste = TALON[0:TPTR] (top = TALON[TPTR-1]),
+                              stock = TALON[TPTR:TLEN] (next drawn = TALON[TPTR])
+    38       1    RECYCLES    waste-to-stock turns done (saturates at 255)
+    39       1    (spare)
+    40     104    TALON[i]    stock and waste as one sequence, in draw order
+    144    320    COL[c, i]   column c, bottom (i = 0) to top (i = LEN-1),
+                              at offset 144 + 32 * c + i
+    ------  ----
+    464 bytes
+
+Why one talon sequence: drawing and recycling never reorder cards, they
+only move the waste/stock boundary, so (sequence, boundary) is the whole
+story and a card played from the waste is deleted in place.
+
+Canonical form (what the transposition table keys on) makes symmetric
+states one state:
+
+* the two copies of a card are one kind (the encoding never tells them apart);
+* columns are an unordered multiset: each column is hashed on its own and the
+  column hashes are *summed*, so any permutation of columns gives the same key;
+* the places of one suit are an unordered set: heights are sorted per suit;
+* free cells are an unordered set: card hashes are summed;
+* with draw 1 and unlimited passes every stock/waste card can be brought to
+  the top at no cost, so the waste/stock boundary is left out of the key;
+  otherwise it is in, and with limited passes so are the recycles used.
+
+The fingerprint is two 64-bit hashes computed with different mixers (128
+bits).  A false "already seen" needs both to collide: for a search storing
+``n`` states the chance is about ``n**2 / 2**129``, below 1e-20 for
+n = 10**9, so a proof of unsolvability is wrong with probability
+negligible next to hardware faults.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from .config import JIT
+from .layout import Layout
+from .rules import Rules
+
+NCOL_MAX = 10
+MAXLEN = 32
+TALON_MAX = 104
+CELLS_MAX = 8
+PLACES_MAX = 8
+EMPTY = 255
+
+O_LEN = 0
+O_DOWN = 10
+O_FOUND = 20
+O_CELL = 28
+O_TLEN = 36
+O_TPTR = 37
+O_RECYC = 38
+O_TALON = 40
+O_COLS = 144
+STATE_BYTES = O_COLS + NCOL_MAX * MAXLEN  # 464
+
+# ---- the kernel's rules vector (int64), built by kernel_params ---------------
+P_NCOL, P_DECKS, P_DRAW, P_PASSES, P_BUILD_SUIT, P_RUNS, P_KING_RUNS, P_EMPTY_ANY, \
+    P_CELLS, P_TAKEBACK, P_COMPOUND, P_AUTO, P_PRUNE, P_EXACT_KEY, P_HEUR, P_SIZE = range(16)
+
+
+def kernel_params(rules: Rules, *, compound: bool = True, auto: bool = True, prune: bool = True,
+                  exact_key: bool = False, heuristic: int = 0) -> np.ndarray:
+    """Translate a rules record (plus search switches) into the kernel's vector.
+
+    ``compound``: stock moves are "play talon card i" (draws and recycles
+    folded in) instead of single ``s>w``/``w>s`` steps.  ``auto``: safe
+    foundation moves are made without branching.  ``prune``: drop moves that
+    provably lead to a state equal to one already generated.  ``exact_key``:
+    keep the waste/stock boundary and recycles in the key even where they do
+    not matter (used when counting positions exactly, as the reference does).
+    """
+    p = np.zeros(P_SIZE, np.int64)
+    p[P_NCOL] = rules.n_columns
+    p[P_DECKS] = rules.decks
+    p[P_DRAW] = rules.draw
+    p[P_PASSES] = rules.passes
+    p[P_BUILD_SUIT] = rules.build == "suit"
+    p[P_RUNS] = rules.column_moves == "runs"
+    p[P_KING_RUNS] = rules.king_runs
+    p[P_EMPTY_ANY] = rules.empty == "any"
+    p[P_CELLS] = rules.cells
+    p[P_TAKEBACK] = rules.takeback
+    p[P_COMPOUND] = compound
+    p[P_AUTO] = auto
+    p[P_PRUNE] = prune
+    p[P_EXACT_KEY] = exact_key
+    p[P_HEUR] = heuristic
+    return p
+
+
+class StateError(ValueError):
+    """A layout that does not fit the packed state (too many cards in a column)."""
+
+
+def pack(layout: Layout, rules: Rules) -> np.ndarray:
+    """Layout -> packed state (the layout must already be validated)."""
+    st = np.zeros(STATE_BYTES, np.uint8)
+    st[O_CELL:O_CELL + CELLS_MAX] = EMPTY
+    if rules.n_columns > NCOL_MAX:
+        raise StateError(f"at most {NCOL_MAX} columns")
+    for c, (col, fd) in enumerate(zip(layout.columns, layout.face_down)):
+        # A column can grow by a full K..A run on top of what it holds.
+        if len(col) + 13 > MAXLEN:
+            raise StateError(f"column {c + 1} is too long for the packed state ({len(col)} cards)")
+        st[O_LEN + c] = len(col)
+        st[O_DOWN + c] = fd
+        st[O_COLS + MAXLEN * c:O_COLS + MAXLEN * c + len(col)] = col
+    for k, card in enumerate(layout.cells):
+        if card is not None:
+            st[O_CELL + k] = card
+    talon = list(layout.waste) + list(layout.stock)
+    st[O_TLEN] = len(talon)
+    st[O_TPTR] = len(layout.waste)
+    st[O_TALON:O_TALON + len(talon)] = talon
+    st[O_RECYC] = layout.pass_number - 1
+    for top in layout.foundations:
+        suit, height = top // 13, top % 13 + 1
+        for k in range(rules.decks):
+            place = suit * rules.decks + k
+            if st[O_FOUND + place] == 0:
+                st[O_FOUND + place] = height
+                break
+    return st
+
+
+def unpack(st: np.ndarray, rules: Rules) -> Layout:
+    """Packed state -> Layout (face-down counts, waste and pass number included)."""
+    cols, down = [], []
+    for c in range(rules.n_columns):
+        n = int(st[O_LEN + c])
+        cols.append([int(x) for x in st[O_COLS + MAXLEN * c:O_COLS + MAXLEN * c + n]])
+        down.append(int(st[O_DOWN + c]))
+    tlen, tptr = int(st[O_TLEN]), int(st[O_TPTR])
+    talon = [int(x) for x in st[O_TALON:O_TALON + tlen]]
+    cells = [None if st[O_CELL + k] == EMPTY else int(st[O_CELL + k]) for k in range(rules.cells)]
+    found = []
+    for place in range(rules.n_foundations):
+        h = int(st[O_FOUND + place])
+        if h:
+            found.append((place // rules.decks) * 13 + h - 1)
+    return Layout(cols, down, talon[tptr:], talon[:tptr], cells, found, int(st[O_RECYC]) + 1)
+
+
+# ---- fingerprint ---------------------------------------------------------------
+_M1 = np.uint64(0xBF58476D1CE4E5B9)
+_M2 = np.uint64(0x94D049BB133111EB)
+_M3 = np.uint64(0xFF51AFD7ED558CCD)
+_M4 = np.uint64(0xC4CEB9FE1A85EC53)
+_GOLD = np.uint64(0x9E3779B97F4A7C15)
+_S30 = np.uint64(30)
+_S27 = np.uint64(27)
+_S31 = np.uint64(31)
+_S33 = np.uint64(33)
+_S8 = np.uint64(8)
+
+
+@njit(**JIT)
+def _mix_a(z):
+    # SplitMix64 finaliser
+    z = (z ^ (z >> _S30)) * _M1
+    z = (z ^ (z >> _S27)) * _M2
+    return z ^ (z >> _S31)
+
+
+@njit(**JIT)
+def _mix_b(z):
+    # MurmurHash3 fmix64: a different mixer, so the two halves fail independently
+    z = (z ^ (z >> _S33)) * _M3
+    z = (z ^ (z >> _S33)) * _M4
+    return z ^ (z >> _S33)
+
+
+@njit(**JIT)
+def _seq_hash(st, start, n, head):
+    """Hash ``head`` then bytes st[start:start+n], 8 bytes per mixing round, both mixers."""
+    ha = _mix_a(np.uint64(head) + _GOLD)
+    hb = _mix_b(np.uint64(head) ^ _M1)
+    word = np.uint64(0)
+    k = 0
+    for i in range(n):
+        word = (word << _S8) | np.uint64(st[start + i] + 1)
+        k += 1
+        if k == 8:
+            ha = _mix_a(ha ^ word)
+            hb = _mix_b(hb + word)
+            word = np.uint64(0)
+            k = 0
+    if k:
+        ha = _mix_a(ha ^ word)
+        hb = _mix_b(hb + word)
+    return ha, hb
+
+
+@njit(**JIT)
+def _fingerprint(st, p):
+    """The 128-bit canonical fingerprint (two uint64) of state ``st``."""
+    ncol = p[P_NCOL]
+    # columns: an unordered multiset -> sum of per-column hashes
+    ca = np.uint64(0)
+    cb = np.uint64(0)
+    for c in range(ncol):
+        n = np.int64(st[O_LEN + c])
+        head = np.int64(st[O_DOWN + c]) * 64 + n + 7
+        ha, hb = _seq_hash(st, O_COLS + MAXLEN * c, n, head)
+        ca += ha
+        cb += hb
+    # foundations: per suit, heights sorted (the places of a suit are interchangeable)
+    decks = p[P_DECKS]
+    fcode = np.uint64(0)
+    for s in range(4):
+        if decks == 1:
+            fcode = fcode * np.uint64(14) + np.uint64(st[O_FOUND + s])
+        else:
+            x = np.int64(st[O_FOUND + 2 * s])
+            y = np.int64(st[O_FOUND + 2 * s + 1])
+            if x < y:
+                x, y = y, x
+            fcode = fcode * np.uint64(196) + np.uint64(x * 14 + y)
+    # cells: an unordered set -> sum of card hashes
+    cella = np.uint64(0)
+    cellb = np.uint64(0)
+    for k in range(p[P_CELLS]):
+        card = st[O_CELL + k]
+        if card != EMPTY:
+            cella += _mix_a(np.uint64(card) + np.uint64(1000))
+            cellb += _mix_b(np.uint64(card) + np.uint64(2000))
+    # talon: the sequence, plus the boundary and recycles where they matter
+    tlen = np.int64(st[O_TLEN])
+    thead = tlen
+    free_talon = p[P_DRAW] == 1 and p[P_PASSES] == 0
+    if p[P_EXACT_KEY] or not free_talon:
+        thead = thead * 256 + np.int64(st[O_TPTR])
+    if p[P_EXACT_KEY] or p[P_PASSES] > 0:
+        thead = thead * 256 + np.int64(st[O_RECYC])
+    ta, tb = _seq_hash(st, O_TALON, tlen, thead)
+    h1 = _mix_a(_mix_a(_mix_a(ca ^ fcode) + ta) ^ cella)
+    h2 = _mix_b(_mix_b(_mix_b(cb + fcode) ^ tb) + cellb)
+    return h1, h2
+
+
+def fingerprint(st: np.ndarray, params: np.ndarray) -> tuple[int, int]:
+    a, b = _fingerprint(st, params)
+    return int(a), int(b)
