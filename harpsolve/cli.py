@@ -150,5 +150,38 @@ def deal_cmd(variant, deal_ref, as_json, as_text, rule_overrides):
         click.echo(render(layout, rules))
 
 
+# ---- verify --------------------------------------------------------------------------
+@main.command("verify")
+@click.argument("solution", metavar="SOLUTION.json")
+@friendly
+def verify_cmd(solution):
+    """Replay a solution file in the reference rules engine.
+
+    Exit 0 when every move is legal and the game ends won (and, for
+    easy-harp, the file's score matches the replay); 1 when a move is
+    illegal or the game is not won; 2 when the file cannot be read.
+    """
+    from .reference import load_solution, replay
+
+    rules, layout, tokens, meta = load_solution(solution)
+    result = replay(rules, layout, tokens)
+    scored = rules.scoring == "easy-harp"
+    if not result.ok:
+        click.echo(result.error)
+        sys.exit(1)
+    if not result.won:
+        status = meta.get("status")
+        note = f" (the file's status is {status!r})" if isinstance(status, str) and status != "solved" else ""
+        click.echo(f"not won: all {result.moves} moves are legal but {result.cards_left} cards "
+                   f"are not on the foundations{note}")
+        sys.exit(1)
+    claimed = meta.get("score")
+    if scored and isinstance(claimed, int) and not isinstance(claimed, bool) and claimed != result.score:
+        click.echo(f"won in {result.moves} moves, but the replay scores {result.score}, "
+                   f"not the {claimed} the file claims")
+        sys.exit(1)
+    click.echo(f"won in {result.moves} moves" + (f", score {result.score}" if scored else ""))
+
+
 if __name__ == "__main__":  # pragma: no cover
     main()
