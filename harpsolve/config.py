@@ -1,6 +1,36 @@
-"""Numba flags in one place (every kernel is compiled with these)."""
-import os
+"""Numba flags in one place (every kernel is compiled with these).
 
-# cache=True: compiled kernels are written next to the sources (__pycache__)
-# so the second run of a command starts solving without recompiling.
+``cache=True`` writes compiled kernels to disk so that the second run of a
+command starts solving without recompiling.  Numba keys its cache on the
+file that defines a kernel only, not on the files it calls into (a changed
+state layout in ``state.py`` would leave ``movegen.py``'s cached kernels
+stale).  So the cache lives in a folder named after a digest of every
+kernel source file: any change to any of them starts a fresh cache.
+Set ``HARPSOLVE_CACHE_DIR`` to choose the parent folder.
+"""
+import hashlib
+import os
+from pathlib import Path
+
+import numba
+
+_HERE = Path(__file__).resolve().parent
+_KERNEL_SOURCES = ["config.py", "state.py", "movegen.py", "search/dfs.py", "search/tt.py"]
+
+
+def _cache_dir() -> str:
+    h = hashlib.sha256()
+    for name in _KERNEL_SOURCES:
+        try:
+            h.update((_HERE / name).read_bytes())
+        except OSError:
+            pass
+    h.update(numba.__version__.encode())
+    parent = os.environ.get("HARPSOLVE_CACHE_DIR") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "harpsolve", "numba")
+    return os.path.join(parent, h.hexdigest()[:16])
+
+
+numba.config.CACHE_DIR = _cache_dir()
+
 JIT = dict(cache=True, nogil=True, boundscheck=os.environ.get("HARPSOLVE_BOUNDSCHECK") == "1")

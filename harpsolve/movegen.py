@@ -1,6 +1,6 @@
 """Jitted move generation and application on packed states (``state.py``).
 
-A move is one ``int32``::
+A move is one ``int64``::
 
     bits 24..27  kind (the M_* constants)
     bits 16..23  a    source: column, talon index, foundation place or cell
@@ -25,7 +25,7 @@ from numba import njit
 
 from .config import JIT
 from .state import (
-    EMPTY, MAXLEN, O_CELL, O_COLS, O_DOWN, O_FOUND, O_LEN, O_RECYC, O_TALON, O_TLEN, O_TPTR,
+    EMPTY, MAXLEN, O_OBLIG, O_OBLIG_PLACE, O_CELL, O_COLS, O_DOWN, O_FOUND, O_LEN, O_RECYC, O_TALON, O_TLEN, O_TPTR,
     P_AUTO, P_BUILD_SUIT, P_CELLS, P_COMPOUND, P_DECKS, P_DRAW, P_EMPTY_ANY, P_KING_RUNS,
     P_NCOL, P_PASSES, P_PRUNE, P_RUNS, P_TAKEBACK, P_HEUR,
 )
@@ -41,12 +41,12 @@ M_CELL_FOUND = 8
 M_DRAW = 9
 M_RECYCLE = 10
 
-MAX_MOVES = 512  # per node; a fuller list is reported as overflow, never truncated silently
+MAX_MOVES = 1024  # per node; a fuller list is reported as overflow, never truncated silently
 
 
 @njit(**JIT)
 def _mk(kind, a, b, n):
-    return np.int32((kind << 24) | (a << 16) | (b << 8) | n)
+    return np.int64((kind << 24) | (a << 16) | (b << 8) | n)
 
 
 @njit(**JIT)
@@ -233,12 +233,15 @@ def _run_start(st, c, suit_build):
     return j
 
 
+
 @njit(**JIT)
 def _apply(st, m, p):
     """Make move ``m`` on ``st`` in place (the move must be legal)."""
     kind = _kind(m)
     a = _a(m)
     b = _b(m)
+    st[O_OBLIG] = 0
+    st[O_OBLIG_PLACE] = 0
     if kind == M_COL_FOUND:
         card = _top(st, a)
         _col_pop(st, a, 1)
@@ -251,6 +254,8 @@ def _apply(st, m, p):
         _talon_reach(st, a, p)
         card = np.int64(_talon_take(st, a))
         _col_push(st, b, card)
+        if _chains_on(p):
+            st[O_OBLIG] = b + 1
     elif kind == M_COL_COL:
         n = _n(m)
         ln = np.int64(st[O_LEN + a])
@@ -263,6 +268,9 @@ def _apply(st, m, p):
         card = (a // p[P_DECKS]) * 13 + h - 1
         st[O_FOUND + a] = h - 1
         _col_push(st, b, card)
+        if p[P_PRUNE]:
+            st[O_OBLIG] = b + 1
+            st[O_OBLIG_PLACE] = a + 1
     elif kind == M_COL_CELL:
         st[O_CELL + b] = _top(st, a)
         _col_pop(st, a, 1)
@@ -360,6 +368,180 @@ def _empty_targets_ok(c, first_empty, prune):
     return (not prune) or c == first_empty
 
 
+
+
+# ---- obligations: cards from the talon or a foundation must receive a card ----
+# With draw 1 and unlimited passes every talon card can be played at any time,
+# so a talon card X put on a column matters only as a base for what is put on
+# it.  Proof that nothing is lost by requiring the very next move to put a
+# card on X: take a winning line and the last talon-to-column move "X onto T"
+# not immediately followed by a move onto X.  If nothing is ever put on X
+# while it stays there, delete that move and let X's departure (to a
+# foundation or another column) come straight from the talon -- every talon
+# card stays reachable, and T uncovered meanwhile only adds options (a block
+# move of a king-led run that carried X carries the run without X).
+# Otherwise move "X onto T" to just before the first card Y is put on X: in
+# between nothing used X and nothing went on T (X covered it).  Repeating
+# this gives a winning line with the property.  So, in this mode, playing a
+# talon card to column c sets OBLIG = c + 1, and the next move must put a card
+# on column c: another talon card (the obligation moves up), or a card from
+# a column, a cell or a foundation.  Safe automatic moves wait until the
+# obligation is met.  A talon card is offered for a column only if some card
+# outside the talon could end such a chain (rank below, colours alternating).
+#
+# Take-back (any stock rules) is the same with one more use: a card c taken
+# back from foundation place f matters only as a base for what is put on it
+# next, or to expose the card below it on f so that card can be taken back
+# too.  The argument is the one above with "the talon" read as "place f": if
+# nothing is ever put on c and the card below is not taken back while c is
+# out, c's trip is deleted (its departure to a foundation vanishes; a move
+# to another column becomes a take-back straight there); otherwise the
+# take-back is postponed to just before its first use, and nothing in
+# between needed place f lower (only the card below could leave it, and that
+# is a use).  So a take-back sets OBLIG = c's column + 1 and OBLIG_PLACE =
+# f + 1: the next move puts a card on c, or takes back f's new top.
+@njit(**JIT)
+def _chains_on(p):
+    return p[P_DRAW] == 1 and p[P_PASSES] == 0 and p[P_COMPOUND] and p[P_PRUNE]
+
+
+@njit(**JIT)
+def _chain_can_end(x, payoffs, npay, suit_build):
+    """Could a chain of talon cards starting with ``x`` end with one of ``payoffs``?"""
+    rx = x % 13
+    for k in range(npay):
+        w = payoffs[k]
+        d = rx - w % 13
+        if d < 1:
+            continue
+        if suit_build:
+            if w // 13 == x // 13:
+                return True
+        else:
+            xs = x // 13
+            ws = w // 13
+            same = (xs == 1 or xs == 2) == (ws == 1 or ws == 2)
+            if same == (d % 2 == 0):
+                return True
+    return False
+
+
+@njit(**JIT)
+def _first_copy(st, i):
+    """Is talon card i the first of its kind in the talon?"""
+    card = st[O_TALON + i]
+    for j in range(i):
+        if st[O_TALON + j] == card:
+            return False
+    return True
+
+
+@njit(**JIT)
+def _gen_obligation(st, p, out, scores, c):
+    """Moves that put a card on column c (the only moves allowed under an obligation)."""
+    ncol = p[P_NCOL]
+    suit_build = p[P_BUILD_SUIT]
+    count = 0
+    tcard = _top(st, c)
+    chains = _chains_on(p)
+    tlen = np.int64(st[O_TLEN])
+    tptr = np.int64(st[O_TPTR])
+    for i in range(tlen):
+        card = np.int64(st[O_TALON + i])
+        if not _builds(card, tcard, suit_build):
+            continue
+        if chains:
+            if not _first_copy(st, i):
+                continue
+        elif p[P_COMPOUND]:
+            d1, rec, d2 = _talon_route(tlen, tptr, np.int64(st[O_RECYC]), p[P_DRAW], p[P_PASSES], i)
+            if d1 < 0:
+                continue
+        elif i != tptr - 1:
+            continue
+        count = _push_move(out, scores, count, _mk(M_TALON_COL, i, c, 0), 200)
+        if count < 0:
+            return -1
+    for s_ in range(ncol):
+        ln = np.int64(st[O_LEN + s_])
+        if s_ == c or ln == 0:
+            continue
+        down = np.int64(st[O_DOWN + s_])
+        lo = _run_start(st, s_, suit_build) if p[P_RUNS] else ln - 1
+        for j in range(ln - 1, lo - 1, -1):
+            if _builds(np.int64(st[O_COLS + MAXLEN * s_ + j]), tcard, suit_build):
+                sc = 100 - down if (j == down and down > 0) else (150 if j == 0 else 300)
+                count = _push_move(out, scores, count, _mk(M_COL_COL, s_, c, ln - j), sc)
+                if count < 0:
+                    return -1
+    for k in range(p[P_CELLS]):
+        card = np.int64(st[O_CELL + k])
+        if card != EMPTY and _builds(card, tcard, suit_build):
+            count = _push_move(out, scores, count, _mk(M_CELL_COL, k, c, 0), 250)
+            if count < 0:
+                return -1
+    if p[P_TAKEBACK]:
+        decks = p[P_DECKS]
+        for f in range(4 * decks):
+            h = np.int64(st[O_FOUND + f])
+            if h == 0 or (f % decks and st[O_FOUND + f - 1] == h):
+                continue
+            card = (f // decks) * 13 + h - 1
+            if _builds(card, tcard, suit_build):
+                count = _push_move(out, scores, count, _mk(M_FOUND_COL, f, c, 0), 600)
+                if count < 0:
+                    return -1
+        f = np.int64(st[O_OBLIG_PLACE]) - 1
+        if f >= 0 and st[O_FOUND + f] > 0:
+            # expose-and-take-back: the next card of the same place, anywhere
+            card = (f // decks) * 13 + np.int64(st[O_FOUND + f]) - 1
+            first_empty = -1
+            for t in range(ncol):
+                if st[O_LEN + t] == 0:
+                    first_empty = t
+                    break
+            for t in range(ncol):
+                if t == c:
+                    continue  # onto c itself was listed above
+                tl = np.int64(st[O_LEN + t])
+                if tl == 0:
+                    ok = (p[P_EMPTY_ANY] or card % 13 == 12) and t == first_empty
+                else:
+                    ok = _builds(card, np.int64(st[O_COLS + MAXLEN * t + tl - 1]), suit_build)
+                if ok:
+                    count = _push_move(out, scores, count, _mk(M_FOUND_COL, f, t, 0), 600)
+                    if count < 0:
+                        return -1
+    return count
+
+
+@njit(**JIT)
+def _payoffs(st, p, out):
+    """Cards outside the talon that could end a chain: column cards that may move, cells, foundation tops."""
+    n = 0
+    suit_build = p[P_BUILD_SUIT]
+    for c in range(p[P_NCOL]):
+        ln = np.int64(st[O_LEN + c])
+        if ln == 0:
+            continue
+        lo = _run_start(st, c, suit_build) if p[P_RUNS] else ln - 1
+        for j in range(lo, ln):
+            out[n] = st[O_COLS + MAXLEN * c + j]
+            n += 1
+    for k in range(p[P_CELLS]):
+        if st[O_CELL + k] != EMPTY:
+            out[n] = st[O_CELL + k]
+            n += 1
+    if p[P_TAKEBACK]:
+        decks = p[P_DECKS]
+        for f in range(4 * decks):
+            h = np.int64(st[O_FOUND + f])
+            if h:
+                out[n] = (f // decks) * 13 + h - 1
+                n += 1
+    return n
+
+
 @njit(**JIT)
 def _gen(st, p, out, scores):
     """Write the legal moves of ``st`` into ``out`` in search order; return the count.
@@ -367,6 +549,8 @@ def _gen(st, p, out, scores):
     Returns -1 when more than ``out.shape[0]`` moves exist (the caller must
     then not treat the node as fully explored).
     """
+    if st[O_OBLIG]:
+        return _gen_obligation(st, p, out, scores, np.int64(st[O_OBLIG]) - 1)
     ncol = p[P_NCOL]
     suit_build = p[P_BUILD_SUIT]
     prune = p[P_PRUNE]
@@ -464,6 +648,11 @@ def _gen(st, p, out, scores):
     # the talon
     tlen = np.int64(st[O_TLEN])
     tptr = np.int64(st[O_TPTR])
+    chains = _chains_on(p)
+    payoffs = np.zeros(128, np.int64)
+    npay = 0
+    if chains and tlen > 0:
+        npay = _payoffs(st, p, payoffs)
     if tlen > 0:
         if compound:
             lo = 0
@@ -480,12 +669,16 @@ def _gen(st, p, out, scores):
             else:
                 cost = 0
             card = np.int64(st[O_TALON + i])
+            if chains and not _first_copy(st, i):
+                continue  # the talon is a multiset here: the other copy gives the same position
             if _found_place(st, card, p) >= 0:
                 count = _push_move(out, scores, count, _mk(M_TALON_FOUND, i, 0, 0), 1 + cost)
                 if count < 0:
                     return -1
             for t in range(ncol):
                 tl = np.int64(st[O_LEN + t])
+                if chains and not _chain_can_end(card, payoffs, npay, suit_build):
+                    break
                 if tl == 0:
                     ok = (empty_any or card % 13 == 12) and _empty_targets_ok(t, first_empty, prune)
                 else:

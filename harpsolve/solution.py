@@ -13,7 +13,7 @@ import numpy as np
 
 from . import movegen as mg
 from .cards import card_text
-from .state import O_FOUND, O_RECYC, O_TLEN, O_TPTR, P_DECKS, P_DRAW, P_PASSES
+from .state import O_OBLIG, O_FOUND, O_RECYC, O_TLEN, O_TPTR, P_DECKS, P_DRAW, P_PASSES
 
 
 def _route_tokens(st: np.ndarray, i: int, p: np.ndarray) -> list[str]:
@@ -53,12 +53,14 @@ def move_tokens(st: np.ndarray, m: int, p: np.ndarray) -> list[str]:
 
 def _play(st: np.ndarray, m: int, p: np.ndarray, out: list[str]) -> None:
     out.extend(move_tokens(st, m, p))
-    mg._apply(st, np.int32(m), p)
+    mg._apply(st, np.int64(m), p)
 
 
 def _play_auto(st: np.ndarray, p: np.ndarray, out: list[str]) -> None:
     """Make the automatic moves the search made here, writing their tokens."""
-    buf = np.zeros(256, np.int32)
+    if st[O_OBLIG]:
+        return  # the search makes none while a talon card waits for its payoff
+    buf = np.zeros(256, np.int64)
     n = mg._auto(st.copy(), p, buf)
     for m in buf[:n]:
         _play(st, int(m), p, out)

@@ -27,11 +27,11 @@ from .state import STATE_BYTES, kernel_params, pack
 
 DEFAULT_MAX_NODES = 2_000_000
 DEFAULT_MAX_MEMORY = 1 << 30  # bytes for the transposition table
-MAX_DEPTH = 8192
+MAX_DEPTH = 4096
 NODE_SLICE = 250_000
 INITIAL_TABLE = 1 << 16
 
-HEURISTICS = {"default": 0}
+HEURISTICS = {"static": 0, "lookahead": 1}
 
 STATUSES = ("solved", "unsolvable", "unknown")
 
@@ -88,11 +88,11 @@ class _Buffers:
 
     def __init__(self):
         self.stack = np.zeros((MAX_DEPTH + 1, STATE_BYTES), np.uint8)
-        self.moves = np.zeros((MAX_DEPTH, mg.MAX_MOVES), np.int32)
+        self.moves = np.zeros((MAX_DEPTH, mg.MAX_MOVES), np.int64)
         self.nmoves = np.zeros(MAX_DEPTH, np.int32)
         self.nxt = np.zeros(MAX_DEPTH, np.int32)
         self.scores = np.zeros(mg.MAX_MOVES, np.int32)
-        self.autobuf = np.zeros(256, np.int32)
+        self.autobuf = np.zeros(256, np.int64)
         self.t1, self.t2 = new_table(INITIAL_TABLE)
 
     def fresh_table(self, capacity: int = INITIAL_TABLE):
@@ -120,7 +120,7 @@ def resolve_rules(variant: str | Rules, overrides=None) -> Rules:
 
 def solve(variant: str | Rules = "easy-harp", deal: int | None = None, *, layout: Layout | None = None,
           overrides=None, max_nodes: int | None = DEFAULT_MAX_NODES, timeout: float | None = None,
-          max_memory: int = DEFAULT_MAX_MEMORY, heuristic: str = "default", verify: bool = True,
+          max_memory: int = DEFAULT_MAX_MEMORY, heuristic: str = "lookahead", verify: bool = True,
           auto: bool = True, prune: bool = True) -> SolveResult:
     """Classify one deal (by number) or one layout.
 

@@ -18,12 +18,17 @@ Byte layout (offsets are the module constants)::
     37       1    TPTR        waste size: waste = TALON[0:TPTR] (top = TALON[TPTR-1]),
                               stock = TALON[TPTR:TLEN] (next drawn = TALON[TPTR])
     38       1    RECYCLES    waste-to-stock turns done (saturates at 255)
-    39       1    (spare)
-    40     104    TALON[i]    stock and waste as one sequence, in draw order
-    144    320    COL[c, i]   column c, bottom (i = 0) to top (i = LEN-1),
-                              at offset 144 + 32 * c + i
+    39       1    OBLIG       c+1 when the next move must put a card on column c's top
+                              (a card just played there from the talon or taken
+                              back from a foundation; see movegen), else 0
+    40       1    OBLIG_PLACE p+1 when, instead, the new top of foundation place p
+                              may be taken back (after a take-back from p), else 0
+    41     104    TALON[i]    stock and waste as one sequence, in draw order
+    145      7    (spare)
+    152    320    COL[c, i]   column c, bottom (i = 0) to top (i = LEN-1),
+                              at offset 152 + 32 * c + i
     ------  ----
-    464 bytes
+    472 bytes
 
 Why one talon sequence: drawing and recycling never reorder cards, they
 only move the waste/stock boundary, so (sequence, boundary) is the whole
@@ -38,8 +43,9 @@ states one state:
 * the places of one suit are an unordered set: heights are sorted per suit;
 * free cells are an unordered set: card hashes are summed;
 * with draw 1 and unlimited passes every stock/waste card can be brought to
-  the top at no cost, so the waste/stock boundary is left out of the key;
-  otherwise it is in, and with limited passes so are the recycles used.
+  the top at no cost, so the talon is keyed as a multiset (its order and the
+  waste/stock boundary do not matter); otherwise the sequence and boundary
+  are in, and with limited passes so are the recycles used.
 
 The fingerprint is two 64-bit hashes computed with different mixers (128
 bits).  A false "already seen" needs both to collide: for a search storing
@@ -70,9 +76,11 @@ O_CELL = 28
 O_TLEN = 36
 O_TPTR = 37
 O_RECYC = 38
-O_TALON = 40
-O_COLS = 144
-STATE_BYTES = O_COLS + NCOL_MAX * MAXLEN  # 464
+O_OBLIG = 39
+O_OBLIG_PLACE = 40
+O_TALON = 41
+O_COLS = 152
+STATE_BYTES = O_COLS + NCOL_MAX * MAXLEN  # 472
 
 # ---- the kernel's rules vector (int64), built by kernel_params ---------------
 P_NCOL, P_DECKS, P_DRAW, P_PASSES, P_BUILD_SUIT, P_RUNS, P_KING_RUNS, P_EMPTY_ANY, \
@@ -222,6 +230,8 @@ def _fingerprint(st, p):
     for c in range(ncol):
         n = np.int64(st[O_LEN + c])
         head = np.int64(st[O_DOWN + c]) * 64 + n + 7
+        if st[O_OBLIG] == c + 1:
+            head += 1 << 20
         ha, hb = _seq_hash(st, O_COLS + MAXLEN * c, n, head)
         ca += ha
         cb += hb
@@ -253,7 +263,17 @@ def _fingerprint(st, p):
         thead = thead * 256 + np.int64(st[O_TPTR])
     if p[P_EXACT_KEY] or p[P_PASSES] > 0:
         thead = thead * 256 + np.int64(st[O_RECYC])
-    ta, tb = _seq_hash(st, O_TALON, tlen, thead)
+    if free_talon and not p[P_EXACT_KEY]:
+        # every card can be played at any time: the order is irrelevant
+        ta = _mix_a(np.uint64(tlen) + np.uint64(77))
+        tb = _mix_b(np.uint64(tlen) + np.uint64(99))
+        for i in range(tlen):
+            card = np.uint64(st[O_TALON + i])
+            ta += _mix_a(card + np.uint64(3000))
+            tb += _mix_b(card + np.uint64(4000))
+    else:
+        ta, tb = _seq_hash(st, O_TALON, tlen, thead)
+    fcode = fcode * np.uint64(16) + np.uint64(st[O_OBLIG_PLACE])
     h1 = _mix_a(_mix_a(_mix_a(ca ^ fcode) + ta) ^ cella)
     h2 = _mix_b(_mix_b(_mix_b(cb + fcode) ^ tb) + cellb)
     return h1, h2

@@ -21,7 +21,7 @@ from numba import njit
 
 from ..config import JIT
 from ..movegen import _apply, _auto, _gen, _won
-from ..state import _fingerprint
+from ..state import O_DOWN, O_FOUND, O_OBLIG, P_DECKS, P_HEUR, P_NCOL, _fingerprint
 from .tt import _insert
 
 # counters (int64 array ``ctr``)
@@ -32,9 +32,47 @@ R_SOLVED, R_EXHAUSTED, R_PAUSED, R_GROW = range(4)
 
 
 @njit(**JIT)
+def _evaluate(st, p):
+    """A progress measure (lower is better): hidden cards weigh most, then cards not home."""
+    hidden = 0
+    for c in range(p[P_NCOL]):
+        hidden += np.int64(st[O_DOWN + c])
+    home = 0
+    for k in range(4 * p[P_DECKS]):
+        home += np.int64(st[O_FOUND + k])
+    return hidden * 8 - home
+
+
+@njit(**JIT)
+def _order_children(st, p, moves, n, scratch, keys, autobuf):
+    """Sort the first n moves by the evaluation of the position each leads to.
+
+    Ties keep the generator's order (its static move priorities).
+    """
+    for i in range(n):
+        scratch[:] = st
+        _apply(scratch, moves[i], p)
+        if scratch[O_OBLIG] == 0:
+            _auto(scratch, p, autobuf)
+        keys[i] = _evaluate(scratch, p) * 4096 + i
+    for i in range(1, n):
+        m = moves[i]
+        k = keys[i]
+        j = i - 1
+        while j >= 0 and keys[j] > k:
+            moves[j + 1] = moves[j]
+            keys[j + 1] = keys[j]
+            j -= 1
+        moves[j + 1] = m
+        keys[j + 1] = k
+
+
+@njit(**JIT)
 def _dfs(stack, moves, nmoves, nxt, scores, autobuf, t1, t2, ctr, p, node_slice):
     d = ctr[C_DEPTH]
     nodes = ctr[C_NODES]
+    scratch = np.empty_like(stack[0])
+    keys = np.empty(moves.shape[1], np.int64)
     limit = nodes + node_slice
     maxd = stack.shape[0] - 1
     cap_half = t1.shape[0] // 2
@@ -55,7 +93,8 @@ def _dfs(stack, moves, nmoves, nxt, scores, autobuf, t1, t2, ctr, p, node_slice)
         child = stack[d + 1]
         child[:] = stack[d]
         _apply(child, m, p)
-        _auto(child, p, autobuf)
+        if child[O_OBLIG] == 0:
+            _auto(child, p, autobuf)
         nodes += 1
         if _won(child, p):
             ctr[C_DEPTH] = d + 1
@@ -72,6 +111,8 @@ def _dfs(stack, moves, nmoves, nxt, scores, autobuf, t1, t2, ctr, p, node_slice)
         if n < 0:
             ctr[C_INCOMPLETE] = 1
             continue
+        if p[P_HEUR] == 1:
+            _order_children(child, p, moves[d + 1], n, scratch, keys, autobuf)
         nmoves[d + 1] = n
         nxt[d + 1] = 0
         d += 1
@@ -94,6 +135,9 @@ def _root(stack, moves, nmoves, nxt, scores, autobuf, t1, t2, ctr, p):
     n = _gen(stack[0], p, moves[0], scores)
     if n < 0:
         return -1
+    if p[P_HEUR] == 1:
+        _order_children(stack[0], p, moves[0], n, np.empty_like(stack[0]),
+                        np.empty(moves.shape[1], np.int64), autobuf)
     nmoves[0] = n
     nxt[0] = 0
     return na
