@@ -183,5 +183,117 @@ def verify_cmd(solution):
     click.echo(f"won in {result.moves} moves" + (f", score {result.score}" if scored else ""))
 
 
+# ---- sweep, stats, compare ---------------------------------------------------------
+def _results_friendly(fn):
+    """Like ``friendly``, and also for bad ranges, busy folders and bad result files."""
+
+    @functools.wraps(fn)
+    def wrapper(*a, **kw):
+        from .stats import StatsError
+        from .sweep import ResultFileError, SweepError
+
+        try:
+            return fn(*a, **kw)
+        except (SweepError, ResultFileError, StatsError) as e:
+            fail(str(e))
+
+    return friendly(wrapper)
+
+
+@main.command("sweep")
+@click.argument("variant")
+@click.argument("deal_range", metavar="[RANGE]", required=False, default="1-999999")
+@click.option("--out", "-o", required=True, type=click.Path(),
+              help="Folder for the result files; rerun the same command to resume.")
+@_deal_rule_option
+@click.option("--max-nodes", type=int, default=None,
+              help="Node budget per deal (0 = no limit) [default: the solver's].")
+@click.option("--timeout", type=float, default=None, help="Seconds per deal (0 = no limit; machine-dependent).")
+@click.option("--max-memory", default=None,
+              help="Transposition-table budget per worker, in bytes or with K/M/G (512M, 2G) [default: the solver's].")
+@click.option("--heuristic", default=None, help="Search heuristic [default: the solver's].")
+@click.option("--workers", "-j", type=int, default=None, help="Worker processes [default: all cores].")
+@click.option("--engine", type=click.Choice(["local", "dask"]), default="local", show_default=True,
+              help="local: worker processes here; dask: Dask distributed (LocalCluster unless --scheduler).")
+@click.option("--scheduler", metavar="tcp://HOST:PORT", help="A running Dask scheduler (implies --engine dask).")
+@click.option("--chunk-size", type=int, default=None, help="Deals per task [default: sized to take ~10 s].")
+@click.option("--no-progress", is_flag=True, help="No progress bar.")
+@_results_friendly
+def sweep_cmd(variant, deal_range, out, rule_overrides, max_nodes, timeout, max_memory, heuristic, workers,
+              engine, scheduler, chunk_size, no_progress):
+    """Solve every deal of RANGE (default 1-999999) into Parquet files in --out.
+
+    \b
+      harpsolve sweep easy-harp 1-2000 --out sweep-out
+      harpsolve sweep klondike-3 5,17,100-200 --out k3 --max-nodes 500000 --workers 8
+      harpsolve sweep easy-harp --out eh --scheduler tcp://10.0.0.1:8786
+
+    Interrupt it at any time (Ctrl-C, kill, a crash); the same command
+    resumes without losing or repeating finished deals.
+    """
+    from .sweep import format_range, parse_range, parse_size, sweep
+
+    deals = parse_range(deal_range)
+    budgets = dict(max_nodes=max_nodes, timeout=timeout, heuristic=heuristic,
+                   max_memory=parse_size(max_memory) if max_memory is not None else None)
+    try:
+        s = sweep(variant, deals, out, rule_overrides, budgets, workers=workers, engine=engine,
+                  scheduler=scheduler, progress=not no_progress, chunk_size=chunk_size)
+    except KeyboardInterrupt:
+        click.echo(f"harpsolve: interrupted; finished deals are saved in {out}; "
+                   "run the same command again to resume", err=True)
+        sys.exit(130)
+    c = s.counts
+    rate = f"{s.rate:.1f} deals/s" if s.new else "nothing left to do"
+    click.echo(f"{s.rules} deals {format_range(deals)} -> {s.out}: {s.deals:,} deals ({s.new:,} new, "
+               f"{s.skipped:,} already done); solved {c['solved']:,}, unsolvable {c['unsolvable']:,}, "
+               f"unknown {c['unknown']:,}, error {c['error']:,}; {rate}")
+
+
+@main.command("stats")
+@click.argument("paths", nargs=-1, required=True, type=click.Path())
+@click.option("--by", type=click.Choice(["rules", "variant"]), default="rules", show_default=True,
+              help="One line per rules set (variant + overrides) or per variant.")
+@click.option("--format", "fmt", type=click.Choice(["table", "csv", "json", "markdown"]), default="table",
+              show_default=True)
+@click.option("--plot", "plot_dir", type=click.Path(file_okay=False), help="Also write PNG plots into this folder.")
+@click.option("--hardest", type=int, default=5, show_default=True, help="How many hardest deals to list.")
+@_results_friendly
+def stats_cmd(paths, by, fmt, plot_dir, hardest):
+    """Win rates (95% Wilson intervals), quantiles and hardest deals of result files or folders."""
+    from .stats import plot, render, summarize
+    from .sweep import conflicts, load_results
+
+    results = load_results(paths)
+    groups = summarize(results, by, hardest)
+    click.echo(render(groups, fmt))
+    bad = conflicts(results.frame)
+    if bad:
+        click.echo(f"harpsolve: WARNING: {len(bad)} deal(s) have both a solved and an unsolvable row under "
+                   "the same rules (a solver bug): " + " ".join(str(d) for _, d in bad[:20]), err=True)
+    if plot_dir:
+        for path in plot(results, groups, plot_dir, by):
+            click.echo(f"wrote {path}", err=True)
+
+
+@main.command("compare")
+@click.argument("a", type=click.Path())
+@click.argument("b", type=click.Path())
+@click.option("--limit", type=int, default=100, show_default=True, help="List at most this many deals (0 = all).")
+@_results_friendly
+def compare_cmd(a, b, limit):
+    """Per-deal differences between two result files or folders.
+
+    Exit 1 if a deal is solved on one side and unsolvable on the other under
+    the same rules (one of them is wrong).
+    """
+    from .stats import compare, compare_text
+
+    c = compare(a, b)
+    click.echo(compare_text(c, limit))
+    if c.conflicts or c.internal:
+        sys.exit(1)
+
+
 if __name__ == "__main__":  # pragma: no cover
     main()

@@ -1,0 +1,429 @@
+"""Statistics over sweep result files: win rates with Wilson intervals,
+quantiles, hardest deals, comparisons and plots.
+
+>>> wilson(81, 263)                                   # doctest: +ELLIPSIS
+(0.2553..., 0.3662...)
+
+Rates (per rules set, or per variant with ``by="variant"``):
+
+- ``rate`` = solved / (solved + unsolvable): the winnable share of the
+  deals the solver decided, with its 95 % Wilson score interval;
+- ``lower`` = solved / all deals: every ``unknown`` (and ``error``) deal
+  counted as lost, with the Wilson interval of that proportion;
+- ``upper`` = (solved + unknown + error) / all deals: every undecided deal
+  counted as won, likewise.  The true rate lies in [lower.lo, upper.hi]
+  with at least 95 % confidence whatever the unknown deals turn out to be
+  (the bounds Solvitaire reports).
+
+Each deal counts once: when a folder holds several rows for a deal (a rerun
+with a bigger budget, an error retried) the best row wins
+(:func:`harpsolve.sweep.best_rows`).
+"""
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import math
+import os
+from dataclasses import dataclass
+
+from .sweep import ResultFileError, best_rows, conflicts, load_results
+
+Z95 = 1.959963984540054  # the 97.5 % point of the standard normal
+QUANTILES = (("median", 0.5), ("p90", 0.9), ("p99", 0.99), ("max", 1.0))
+HARDEST = 5
+FORMATS = ("table", "csv", "json", "markdown")
+
+
+class StatsError(ValueError):
+    """Bad statistics input (other than an unreadable result file)."""
+
+
+def wilson(k: int, n: int, z: float = Z95) -> tuple[float, float]:
+    """The Wilson score interval of the proportion k/n (no continuity correction).
+
+    >>> [round(x, 4) for x in wilson(0, 20)]
+    [0.0, 0.1611]
+    """
+    if n <= 0:
+        return (math.nan, math.nan)
+    if not 0 <= k <= n:
+        raise ValueError(f"wilson: need 0 <= k <= n, got k={k}, n={n}")
+    p = k / n
+    z2 = z * z
+    denom = 1 + z2 / n
+    centre = (p + z2 / (2 * n)) / denom
+    half = z / denom * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n))
+    lo = 0.0 if k == 0 else max(0.0, centre - half)  # exact at the ends, not 1 - 1e-16
+    hi = 1.0 if k == n else min(1.0, centre + half)
+    return (lo, hi)
+
+
+def _quantiles(values, integer=False) -> dict:
+    import numpy as np
+
+    v = np.asarray(values, dtype=float)
+    v = v[~np.isnan(v)]
+    if not len(v):
+        return {name: None for name, _ in QUANTILES}
+    out = {name: float(np.quantile(v, q)) for name, q in QUANTILES}
+    if integer:
+        out = {k: int(round(x)) for k, x in out.items()}
+    return out
+
+
+def _duration(run: dict) -> float:
+    try:
+        a = _dt.datetime.fromisoformat(run["started"])
+        b = _dt.datetime.fromisoformat(run["ended"])
+    except (KeyError, TypeError, ValueError):
+        return 0.0
+    return max(0.0, (b - a).total_seconds())
+
+
+def _budget_text(row) -> str:
+    parts = [f"nodes {int(row['max_nodes']):,}" if row["max_nodes"] else "nodes unlimited"]
+    if row["timeout"]:
+        parts.append(f"{row['timeout']:g} s")
+    if row["heuristic"] != "default":
+        parts.append(str(row["heuristic"]))
+    return ", ".join(parts)
+
+
+def summarize(results, by: str = "rules", hardest: int = HARDEST) -> list[dict]:
+    """One statistics record per rules set (``by="rules"``) or variant."""
+    if by not in ("rules", "variant"):
+        raise StatsError(f"--by takes rules or variant, not {by!r}")
+    df = best_rows(results.frame)
+    key = "rules" if by == "rules" else "variant"
+    groups = []
+    for name, g in df.groupby(key, sort=True):
+        counts = g["status"].value_counts()
+        s, u = int(counts.get("solved", 0)), int(counts.get("unsolvable", 0))
+        k, e = int(counts.get("unknown", 0)), int(counts.get("error", 0))
+        n = len(g)
+        fps = sorted(g["rules_fingerprint"].unique())
+        runs = [r for r in results.runs if r.get("rules_fingerprint") in fps]
+        ok = g[g["status"] != "error"]
+        decided = g[g["status"].isin(("solved", "unsolvable"))]
+        top = decided.sort_values(["nodes", "deal"], ascending=[False, True]).head(hardest)
+        machines = sorted({f"{r.get('cpu', '?')} ({r.get('workers', '?')} workers)" for r in runs})
+        groups.append(dict(
+            group=name, variant=",".join(sorted(g["variant"].unique())),
+            rules=",".join(sorted(g["rules"].unique())), fingerprint=",".join(fps),
+            deals=n, solved=s, unsolvable=u, unknown=k, error=e,
+            first_deal=int(g["deal"].min()), last_deal=int(g["deal"].max()),
+            rate=s / (s + u) if s + u else None, ci=wilson(s, s + u),
+            lower=s / n, lower_ci=wilson(s, n),
+            upper=(s + k + e) / n, upper_ci=wilson(s + k + e, n),
+            seconds=_quantiles(ok["seconds"]), nodes=_quantiles(ok["nodes"], integer=True),
+            solution_length=_quantiles(g.loc[g["status"] == "solved", "solution_length"], integer=True),
+            hardest=[dict(deal=int(r.deal), nodes=int(r.nodes), status=r.status) for r in top.itertuples()],
+            budgets=sorted({_budget_text(r) for _, r in g.drop_duplicates(list(("max_nodes", "timeout", "heuristic"))).iterrows()}),
+            cpu_seconds=float(g["seconds"].sum()),
+            wall_seconds=sum(_duration(r) for r in runs),
+            machines=machines,
+            versions=sorted(g["harpsolve_version"].unique()),
+        ))
+    return groups
+
+
+# ---- rendering --------------------------------------------------------------------
+def _pct(x, digits=2) -> str:
+    return "-" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{100 * x:.{digits}f}%"
+
+
+def _interval(ci, digits=2) -> str:
+    lo, hi = ci
+    if lo is None or math.isnan(lo):
+        return "-"
+    return f"[{100 * lo:.{digits}f}, {100 * hi:.{digits}f}]"
+
+
+def _bounds(g, digits=2) -> str:
+    lo, hi = g["lower_ci"][0], g["upper_ci"][1]
+    return "-" if math.isnan(lo) else f"[{100 * lo:.{digits}f}, {100 * hi:.{digits}f}]"
+
+
+def _num(x) -> str:
+    if x is None:
+        return "-"
+    if isinstance(x, int):
+        return f"{x:,}"
+    return f"{x:.3g}" if abs(x) < 1000 else f"{x:,.0f}"
+
+
+def _wall(seconds: float) -> str:
+    if not seconds:
+        return "-"
+    if seconds < 120:
+        return f"{seconds:.1f} s"
+    if seconds < 7200:
+        return f"{seconds / 60:.1f} min"
+    return f"{seconds / 3600:.1f} h"
+
+
+def _quant_line(q: dict) -> str:
+    return "  ".join(f"{k} {_num(v)}" for k, v in q.items())
+
+
+def to_table(groups) -> str:
+    head = ["rules", "deals", "solved", "unsolvable", "unknown", "error", "solvable", "95% CI",
+            "bounds (unknown lost..won)"]
+    rows = [[g["group"], f"{g['deals']:,}", f"{g['solved']:,}", f"{g['unsolvable']:,}", f"{g['unknown']:,}",
+             f"{g['error']:,}", _pct(g["rate"]), _interval(g["ci"]), _bounds(g)] for g in groups]
+    widths = [max(len(str(r[i])) for r in [head, *rows]) for i in range(len(head))]
+    lines = ["  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths))).rstrip()
+             for r in [head, *rows]]
+    for g in groups:
+        lines += [
+            "",
+            f"{g['group']} (fingerprint {g['fingerprint']}; deals {g['first_deal']}..{g['last_deal']}; "
+            f"budget {'; '.join(g['budgets'])})",
+            f"  seconds   {_quant_line(g['seconds'])}",
+            f"  nodes     {_quant_line(g['nodes'])}",
+            f"  length    {_quant_line(g['solution_length'])}",
+            "  hardest   " + (", ".join(f"{h['deal']} ({h['nodes']:,} nodes, {h['status']})" for h in g["hardest"])
+                             or "-"),
+            f"  time      wall {_wall(g['wall_seconds'])}, solving {_wall(g['cpu_seconds'])} CPU"
+            + (f" on {'; '.join(g['machines'])}" if g["machines"] else ""),
+        ]
+        if g["error"]:
+            lines.append(f"  WARNING   {g['error']} deal(s) ended in error (a crash or a bug); see their reason column")
+    return "\n".join(lines)
+
+
+def _flat(g: dict) -> dict:
+    d = {k: g[k] for k in ("group", "variant", "rules", "fingerprint", "deals", "solved", "unsolvable",
+                           "unknown", "error", "first_deal", "last_deal", "rate")}
+    d.update(ci_low=g["ci"][0], ci_high=g["ci"][1], lower=g["lower"], lower_ci_low=g["lower_ci"][0],
+             lower_ci_high=g["lower_ci"][1], upper=g["upper"], upper_ci_low=g["upper_ci"][0],
+             upper_ci_high=g["upper_ci"][1])
+    for name in ("seconds", "nodes", "solution_length"):
+        for q, v in g[name].items():
+            d[f"{name}_{q}"] = v
+    d["hardest"] = " ".join(f"{h['deal']}:{h['nodes']}:{h['status']}" for h in g["hardest"])
+    d.update(budgets="; ".join(g["budgets"]), cpu_seconds=g["cpu_seconds"], wall_seconds=g["wall_seconds"],
+             machines="; ".join(g["machines"]), versions=" ".join(g["versions"]))
+    return d
+
+
+def to_csv(groups) -> str:
+    import csv
+    import io
+
+    buf = io.StringIO()
+    flat = [_flat(g) for g in groups]
+    w = csv.DictWriter(buf, fieldnames=list(flat[0]) if flat else ["group"], lineterminator="\n")
+    w.writeheader()
+    w.writerows(flat)
+    return buf.getvalue().rstrip("\n")
+
+
+def to_json(groups) -> str:
+    def clean(x):
+        if isinstance(x, float) and math.isnan(x):
+            return None
+        if isinstance(x, (list, tuple)):
+            return [clean(v) for v in x]
+        if isinstance(x, dict):
+            return {k: clean(v) for k, v in x.items()}
+        return x
+
+    return json.dumps(clean(groups), indent=2)
+
+
+def _deal_span(g) -> str:
+    span = f"{g['first_deal']:,}–{g['last_deal']:,}"
+    whole = g["deals"] == g["last_deal"] - g["first_deal"] + 1
+    return span if whole else f"{g['deals']:,} in {span}"
+
+
+def to_markdown(groups) -> str:
+    head = ["rules", "deals", "solved", "unsolvable", "unknown", "error", "solvable", "95% CI",
+            "bounds", "median s", "budget", "wall time", "machine"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for g in groups:
+        cells = [f"`{g['group']}`", _deal_span(g), f"{g['solved']:,}", f"{g['unsolvable']:,}", f"{g['unknown']:,}", f"{g['error']:,}",
+                 _pct(g["rate"]), _interval(g["ci"]), _bounds(g), _num(g["seconds"]["median"]),
+                 "; ".join(g["budgets"]), _wall(g["wall_seconds"]), "; ".join(g["machines"]) or "-"]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+RENDER = {"table": to_table, "csv": to_csv, "json": to_json, "markdown": to_markdown}
+
+
+def render(groups, fmt: str = "table") -> str:
+    if fmt not in RENDER:
+        raise StatsError(f"--format takes {', '.join(FORMATS)}, not {fmt!r}")
+    return RENDER[fmt](groups)
+
+
+def stats(paths, by: str = "rules", fmt: str = "table") -> str:
+    """Read result files/folders and render their statistics."""
+    return render(summarize(load_results(paths), by), fmt)
+
+
+# ---- plots ------------------------------------------------------------------------
+def plot(results, groups, folder: str, by: str = "rules") -> list[str]:
+    """Write the PNG plots for ``groups`` into ``folder``; return their paths."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        raise StatsError("plots need matplotlib: pip install 'harpsolve[plot]'") from None
+    import numpy as np
+
+    os.makedirs(folder, exist_ok=True)
+    df = best_rows(results.frame)
+    key = "rules" if by == "rules" else "variant"
+    written = []
+
+    def save(fig, name):
+        path = os.path.join(folder, name)
+        fig.tight_layout()
+        fig.savefig(path, dpi=110)
+        plt.close(fig)
+        written.append(path)
+
+    # win rate with its CI, and the unknown-as-lost/won bounds behind it
+    fig, ax = plt.subplots(figsize=(7, 0.6 * len(groups) + 1.5))
+    for i, g in enumerate(groups):
+        lo, hi = g["lower_ci"][0], g["upper_ci"][1]
+        ax.plot([100 * lo, 100 * hi], [i, i], color="0.8", lw=8, solid_capstyle="butt",
+                label="bounds (unknown lost..won)" if i == 0 else None)
+        if g["rate"] is not None:
+            ax.errorbar([100 * g["rate"]], [i], xerr=[[100 * (g["rate"] - g["ci"][0])], [100 * (g["ci"][1] - g["rate"])]],
+                        fmt="o", color="C0", capsize=4, label="solvable, 95% CI" if i == 0 else None)
+    ax.set_yticks(range(len(groups)), [g["group"] for g in groups])
+    ax.set_xlabel("winnable deals (%)")
+    ax.legend(loc="best", fontsize="small")
+    save(fig, "win_rate.png")
+
+    # solve times, log bins
+    fig, ax = plt.subplots(figsize=(7, 4))
+    secs = df.loc[df["status"] != "error", "seconds"].to_numpy(float)
+    secs = secs[secs > 0]
+    if len(secs):
+        bins = np.logspace(np.log10(secs.min()), np.log10(secs.max() * 1.001 + 1e-12), 40)
+        for name, g in df.groupby(key):
+            s = g.loc[(g["status"] != "error") & (g["seconds"] > 0), "seconds"]
+            ax.hist(s, bins=bins, histtype="step", label=name)
+        ax.set_xscale("log")
+        ax.legend(fontsize="small")
+    ax.set_xlabel("solve time per deal (s)")
+    ax.set_ylabel("deals")
+    save(fig, "solve_times.png")
+
+    # solution lengths
+    fig, ax = plt.subplots(figsize=(7, 4))
+    for name, g in df.groupby(key):
+        s = g.loc[g["status"] == "solved", "solution_length"].dropna()
+        if len(s):
+            ax.hist(s, bins=40, histtype="step", label=name)
+    ax.set_xlabel("solution length (moves)")
+    ax.set_ylabel("deals")
+    if ax.get_legend_handles_labels()[0]:
+        ax.legend(fontsize="small")
+    save(fig, "solution_length.png")
+
+    # running rate as deals are decided, in deal order, with its Wilson band
+    fig, ax = plt.subplots(figsize=(7, 4))
+    for name, g in df.groupby(key):
+        d = g[g["status"].isin(("solved", "unsolvable"))].sort_values("deal")
+        if not len(d):
+            continue
+        n = np.arange(1, len(d) + 1)
+        k = np.cumsum((d["status"] == "solved").to_numpy())
+        band = np.array([wilson(int(a), int(b)) for a, b in zip(k, n)])
+        line, = ax.plot(n, 100 * k / n, label=name)
+        ax.fill_between(n, 100 * band[:, 0], 100 * band[:, 1], color=line.get_color(), alpha=0.2)
+    ax.set_xlabel("deals decided (in deal order)")
+    ax.set_ylabel("running solvable rate (%)")
+    if ax.get_legend_handles_labels()[0]:
+        ax.legend(fontsize="small")
+    save(fig, "running_rate.png")
+    return written
+
+
+# ---- compare ----------------------------------------------------------------------
+@dataclass
+class Comparison:
+    label_a: str
+    label_b: str
+    same_rules: bool
+    common: int
+    only_a: int
+    only_b: int
+    table: object        # pandas DataFrame: A status x B status counts
+    differences: object  # pandas DataFrame: deal, status_a, status_b, nodes_a, nodes_b
+    conflicts: list      # deals with solved vs unsolvable under the same rules
+    internal: list       # (side, deal) solved-and-unsolvable inside one side
+
+
+def _side(path, name):
+    res = load_results([path])
+    inner = conflicts(res.frame)
+    df = best_rows(res.frame)
+    fps = df["rules_fingerprint"].unique()
+    if len(fps) != 1:
+        labels = ", ".join(sorted(df["rules"].unique()))
+        raise StatsError(f"{name} ({path}) holds results of {len(fps)} rules sets ({labels}); "
+                         "compare one rules set per side")
+    return df, inner
+
+
+def compare(a, b) -> Comparison:
+    """Per-deal differences between the results at ``a`` and at ``b``."""
+    import pandas as pd
+
+    da, ia = _side(a, "A")
+    db, ib = _side(b, "B")
+    same = da["rules_fingerprint"].iloc[0] == db["rules_fingerprint"].iloc[0]
+    cols = ["deal", "status", "nodes", "solution_length"]
+    m = da[cols].merge(db[cols], on="deal", suffixes=("_a", "_b"))
+    order = [s for s in ("solved", "unsolvable", "unknown", "error")]
+    table = pd.crosstab(pd.Categorical(m["status_a"], order), pd.Categorical(m["status_b"], order),
+                        dropna=False)
+    table.index.name, table.columns.name = "A", "B"
+    diff = m[m["status_a"] != m["status_b"]].reset_index(drop=True)
+    pair = diff["status_a"] + "/" + diff["status_b"]
+    conf = diff.loc[pair.isin(("solved/unsolvable", "unsolvable/solved")), "deal"].tolist() if same else []
+    internal = [("A", d) for _, d in ia] + [("B", d) for _, d in ib]
+    return Comparison(
+        label_a=f"{a} ({da['rules'].iloc[0]}, fingerprint {da['rules_fingerprint'].iloc[0]}, {len(da):,} deals)",
+        label_b=f"{b} ({db['rules'].iloc[0]}, fingerprint {db['rules_fingerprint'].iloc[0]}, {len(db):,} deals)",
+        same_rules=bool(same), common=len(m), only_a=len(da) - len(m), only_b=len(db) - len(m),
+        table=table, differences=diff, conflicts=conf, internal=internal,
+    )
+
+
+def compare_text(c: Comparison, limit: int = 100) -> str:
+    lines = [f"A: {c.label_a}", f"B: {c.label_b}",
+             f"deals in both {c.common:,}; only in A {c.only_a:,}; only in B {c.only_b:,}"]
+    if not c.same_rules:
+        lines.append("different rules: a status change may be the rules' doing, not a bug")
+    lines += ["", c.table.to_string(), ""]
+    n = len(c.differences)
+    lines.append(f"status differs on {n:,} deal(s)" + (":" if n else ""))
+    shown = c.differences if not limit else c.differences.head(limit)
+    for r in shown.itertuples():
+        mark = "   <-- CONFLICT" if r.deal in set(c.conflicts) else ""
+        lines.append(f"  {r.deal:>6}  {r.status_a:<10} {r.status_b:<10}  nodes {int(r.nodes_a):,} / {int(r.nodes_b):,}{mark}")
+    if limit and n > limit:
+        lines.append(f"  … and {n - limit:,} more (--limit 0 lists all)")
+    if c.conflicts:
+        lines += ["", f"CONFLICT: {len(c.conflicts)} deal(s) solved on one side and proved unsolvable on the "
+                  "other under the same rules. One of the two results is wrong: a solver bug. Deals: "
+                  + " ".join(map(str, c.conflicts[:50])) + (" …" if len(c.conflicts) > 50 else "")]
+    if c.internal:
+        lines += ["", f"CONFLICT: {len(c.internal)} deal(s) have both a solved and an unsolvable row inside "
+                  "one side: " + " ".join(f"{s}:{d}" for s, d in c.internal[:50])]
+    return "\n".join(lines)
+
+
+__all__ = ["wilson", "summarize", "render", "stats", "plot", "compare", "compare_text", "StatsError",
+           "ResultFileError"]

@@ -1,0 +1,197 @@
+"""Statistics and comparisons over result files (synthetic rows: no solver needed)."""
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+import os
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+from click.testing import CliRunner
+
+from harpsolve import stats as st
+from harpsolve import sweep as sw
+from harpsolve.cli import main
+from harpsolve.rules import get_rules
+
+BUDGETS = sw.Budgets(max_nodes=1000, timeout=0.0, max_memory=1 << 24, heuristic="h")
+
+
+def write(folder, statuses, variant="easy-harp", overrides=None, budgets=BUDGETS, started="2026-01-01T00:00:00+00:00",
+          ended="2026-01-01T00:01:40+00:00"):
+    """Write one result file: ``statuses`` maps deal -> status; nodes = 10 * deal."""
+    rules = get_rules(variant, overrides)
+    rows = [sw.make_row(rules, d, budgets, s, nodes=10 * d, states=5 * d, seconds=d / 1000,
+                        solution_length=100 + d if s == "solved" else None,
+                        reason={"unknown": "nodes", "error": "boom"}.get(s, ""))
+            for d, s in statuses.items()]
+    run = dict(run_id=f"{variant}-{started}", started=started, ended=ended, cpu="Test CPU", workers=2,
+               rules=rules.label, rules_fingerprint=rules.fingerprint())
+    os.makedirs(folder, exist_ok=True)
+    return sw.write_atomic(sw._table(rows, [run], {rules.fingerprint(): rules.label}), str(folder))
+
+
+def mixed(n_solved=60, n_unsolvable=20, n_unknown=15, n_error=5):
+    kinds = ["solved"] * n_solved + ["unsolvable"] * n_unsolvable + ["unknown"] * n_unknown + ["error"] * n_error
+    return {d: s for d, s in enumerate(kinds, start=1)}
+
+
+def run(*args):
+    return CliRunner().invoke(main, [str(a) for a in args])
+
+
+# ---- Wilson ---------------------------------------------------------------------------
+@pytest.mark.parametrize("k, n, lo, hi", [  # Newcombe (1998), Stat. Med. 17:857, table I, method 3
+    (81, 263, 0.2553, 0.3662), (15, 148, 0.0624, 0.1605), (0, 20, 0.0, 0.1611), (1, 29, 0.0061, 0.1718),
+])
+def test_wilson_matches_published_values(k, n, lo, hi):
+    a, b = st.wilson(k, n)
+    assert a == pytest.approx(lo, abs=5e-5) and b == pytest.approx(hi, abs=5e-5)
+
+
+def test_wilson_edges():
+    assert all(math.isnan(x) for x in st.wilson(0, 0))
+    assert st.wilson(10, 10)[1] == 1.0 and st.wilson(0, 10)[0] == 0.0
+    lo, hi = st.wilson(819_600, 1_000_000)
+    assert lo < 0.8196 < hi and hi - lo < 0.0016
+    with pytest.raises(ValueError):
+        st.wilson(11, 10)
+
+
+# ---- summaries ------------------------------------------------------------------------
+def test_summary_counts_rates_and_bounds(tmp_path):
+    write(tmp_path, mixed())
+    (g,) = st.summarize(sw.load_results([tmp_path]))
+    assert (g["deals"], g["solved"], g["unsolvable"], g["unknown"], g["error"]) == (100, 60, 20, 15, 5)
+    assert g["rate"] == 0.75 and g["ci"] == st.wilson(60, 80)
+    assert g["lower"] == 0.6 and g["lower_ci"] == st.wilson(60, 100)
+    assert g["upper"] == 0.8 and g["upper_ci"] == st.wilson(80, 100)
+    assert g["nodes"]["max"] == 950 and g["nodes"]["median"] == 480  # non-error deals 1..95
+    assert g["solution_length"] == {"median": 130, "p90": 154, "p99": 159, "max": 160}
+    assert [h["deal"] for h in g["hardest"]] == [80, 79, 78, 77, 76]  # decided deals only
+    assert g["wall_seconds"] == 100 and g["machines"] == ["Test CPU (2 workers)"]
+
+
+def test_best_row_per_deal(tmp_path):
+    write(tmp_path, {1: "unknown", 2: "error", 3: "solved", 4: "unknown"})
+    write(tmp_path, {1: "solved", 2: "unknown", 3: "unknown"})
+    write(tmp_path, {4: "unknown"}, budgets=sw.Budgets(5000, 0.0, 1 << 24, "h"))
+    write(tmp_path, {4: "unknown"})
+    best = sw.best_rows(sw.load_results([tmp_path]).frame).set_index("deal")
+    assert list(best["status"]) == ["solved", "unknown", "solved", "unknown"]
+    assert best.at[4, "max_nodes"] == 5000, "the bigger budget's unknown row wins"
+
+
+def test_by_rules_and_by_variant(tmp_path):
+    write(tmp_path / "a", {1: "solved", 2: "unsolvable"})
+    write(tmp_path / "b", {1: "solved", 2: "solved"}, overrides=["takeback=false"])
+    res = sw.load_results([tmp_path])
+    assert [g["group"] for g in st.summarize(res, "rules")] == ["easy-harp", "easy-harp[takeback=false]"]
+    (v,) = st.summarize(res, "variant")
+    assert (v["group"], v["deals"], v["solved"]) == ("easy-harp", 4, 3)
+
+
+def test_formats(tmp_path):
+    write(tmp_path, mixed())
+    table = run("stats", tmp_path)
+    assert table.exit_code == 0, table.output
+    assert "75.00%" in table.stdout and "hardest   80 (800 nodes, unsolvable)" in table.stdout
+    rows = list(csv.DictReader(io.StringIO(run("stats", tmp_path, "--format", "csv").stdout)))
+    assert len(rows) == 1 and float(rows[0]["rate"]) == 0.75 and rows[0]["unknown"] == "15"
+    (j,) = json.loads(run("stats", tmp_path, "--format", "json").stdout)
+    assert j["rate"] == 0.75 and j["ci"] == list(st.wilson(60, 80)) and j["error"] == 5
+    md = run("stats", tmp_path, "--format", "markdown").stdout.splitlines()
+    assert md[0].startswith("| rules |") and md[1].startswith("|---|") and "75.00%" in md[2]
+    assert "| 1–100 |" in md[2] and "100.0 s" in md[2] and "Test CPU (2 workers)" in md[2]
+
+
+def test_plots(tmp_path):
+    pytest.importorskip("matplotlib")
+    write(tmp_path / "r", mixed())
+    res = run("stats", tmp_path / "r", "--plot", tmp_path / "plots")
+    assert res.exit_code == 0, res.output
+    names = sorted(os.listdir(tmp_path / "plots"))
+    assert names == ["running_rate.png", "solution_length.png", "solve_times.png", "win_rate.png"]
+    assert all(open(tmp_path / "plots" / n, "rb").read(8) == b"\x89PNG\r\n\x1a\n" for n in names)
+
+
+# ---- bad files ------------------------------------------------------------------------
+def _bad_file(tmp_path, kind):
+    path = tmp_path / "results-00000000000000000001-1-0.parquet"
+    if kind == "corrupt":
+        path.write_bytes(b"PAR1 this is not parquet at all PAR1")
+    elif kind == "truncated":
+        good = write(tmp_path / "g", {1: "solved"})
+        path.write_bytes(open(good, "rb").read()[:200])
+    elif kind == "version":
+        t = pa.table({c: [1] for c in sw.COLUMNS}).replace_schema_metadata({sw.META_VERSION: b"99"})
+        pq.write_table(t, path)
+    elif kind == "foreign":
+        pq.write_table(pa.table({"x": [1, 2]}), path)
+    return path
+
+
+@pytest.mark.parametrize("kind, words", [
+    ("corrupt", "not a readable Parquet result file"), ("truncated", "not a readable Parquet result file"),
+    ("version", "schema version 99"), ("foreign", "not a harpsolve result file"),
+])
+def test_bad_result_files_are_one_line_errors(tmp_path, kind, words):
+    path = _bad_file(tmp_path, kind)
+    for args in (["stats", path], ["stats", tmp_path], ["compare", path, path]):
+        res = run(*args)
+        assert res.exit_code == 2, res.output
+        assert words in res.output and len(res.output.strip().splitlines()) == 1, res.output
+
+
+def test_resuming_into_a_folder_with_a_bad_file_is_refused(tmp_path):
+    _bad_file(tmp_path, "version")
+    with pytest.raises(sw.ResultFileError, match="schema version 99"):
+        sw.ResultStore(tmp_path, get_rules("easy-harp"), BUDGETS, {})
+
+
+def test_missing_paths(tmp_path):
+    res = run("stats", tmp_path / "nope")
+    assert res.exit_code == 2 and "no such file or folder" in res.output
+    res = run("stats", tmp_path)
+    assert res.exit_code == 2 and "no result files" in res.output
+
+
+# ---- compare --------------------------------------------------------------------------
+def test_compare_flags_solved_against_unsolvable_under_the_same_rules(tmp_path):
+    write(tmp_path / "a", {1: "solved", 2: "unsolvable", 3: "unknown", 4: "solved", 5: "solved"})
+    write(tmp_path / "b", {1: "solved", 2: "unsolvable", 3: "solved", 4: "unknown", 5: "unsolvable", 6: "solved"})
+    c = st.compare(tmp_path / "a", tmp_path / "b")
+    assert c.same_rules and (c.common, c.only_a, c.only_b) == (5, 0, 1)
+    assert c.conflicts == [5]
+    assert list(c.differences["deal"]) == [3, 4, 5]
+    assert c.table.loc["solved", "solved"] == 1 and c.table.loc["solved", "unsolvable"] == 1
+    assert c.table.values.sum() == 5
+    res = run("compare", tmp_path / "a", tmp_path / "b")
+    assert res.exit_code == 1
+    assert "CONFLICT" in res.stdout and "<-- CONFLICT" in res.stdout and "status differs on 3 deal(s)" in res.stdout
+
+
+def test_compare_under_different_rules_is_no_conflict(tmp_path):
+    write(tmp_path / "a", {1: "solved", 2: "unsolvable"})
+    write(tmp_path / "b", {1: "unsolvable", 2: "unsolvable"}, overrides=["takeback=false"])
+    res = run("compare", tmp_path / "a", tmp_path / "b")
+    assert res.exit_code == 0, res.output
+    assert "different rules" in res.stdout and "CONFLICT" not in res.stdout
+
+
+def test_compare_needs_one_rules_set_per_side(tmp_path):
+    write(tmp_path / "a", {1: "solved"})
+    write(tmp_path / "a" / "sub", {1: "solved"}, overrides=["takeback=false"])
+    write(tmp_path / "b", {1: "solved"})
+    res = run("compare", tmp_path / "a", tmp_path / "b")
+    assert res.exit_code == 2 and "2 rules sets" in res.output
+
+
+def test_stats_warns_about_a_conflict_inside_one_folder(tmp_path):
+    write(tmp_path, {1: "solved", 2: "solved"})
+    write(tmp_path, {1: "unsolvable"})
+    res = run("stats", tmp_path)
+    assert res.exit_code == 0 and "WARNING" in res.stderr and "solver bug" in res.stderr
