@@ -195,3 +195,27 @@ def test_stats_warns_about_a_conflict_inside_one_folder(tmp_path):
     write(tmp_path, {1: "unsolvable"})
     res = run("stats", tmp_path)
     assert res.exit_code == 0 and "WARNING" in res.stderr and "solver bug" in res.stderr
+
+
+# ---- results/README.md generator ------------------------------------------------------
+def _results_table():
+    import importlib.util
+
+    path = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "benchmarks",
+                        "results_table.py")
+    spec = importlib.util.spec_from_file_location("results_table", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_results_readme_generator(tmp_path):
+    rt = _results_table()
+    assert "No sweeps are committed yet" in rt.page(str(tmp_path))
+    write(tmp_path / "easy-harp", mixed())
+    assert rt.main([str(tmp_path)]) == 0
+    text = (tmp_path / "README.md").read_text()
+    assert "| `easy-harp` | 1–100 | 60 | 20 | 15 | 5 | 75.00% |" in text and "Test CPU" in text
+    assert rt.main([str(tmp_path), "--check"]) == 0
+    write(tmp_path / "easy-harp", {101: "solved"})
+    assert rt.main([str(tmp_path), "--check"]) == 1
