@@ -40,6 +40,7 @@ rules-record fields or documented in the README):
 """
 from __future__ import annotations
 
+import functools
 import json
 import re
 from dataclasses import dataclass, field
@@ -155,6 +156,14 @@ def parse_move(token) -> Move:
         return token
     if not isinstance(token, str):
         raise MoveError(f"not a move token: {token!r}")
+    return _parse_token(token)
+
+
+# A solution repeats a few hundred distinct tokens thousands of times, and a
+# Move is immutable, so each distinct token is read once.  (Errors are not
+# cached: lru_cache lets exceptions through.)
+@functools.lru_cache(maxsize=4096)
+def _parse_token(token: str) -> Move:
     text = token.strip()
     low = text.lower()
     for pattern, kind in _TOKEN_PATTERNS:
@@ -201,9 +210,12 @@ class Game:
     ``pass_number``  the pass through the stock under way (1 = the first).
     ``score``        the Easy Harp score so far.
     ``history``      the moves applied so far.
+
+    ``undo=False`` keeps no undo snapshots: :meth:`undo` then refuses, and
+    :meth:`apply` costs a fraction as much (what :func:`replay` uses).
     """
 
-    def __init__(self, rules: Rules, layout: Layout, *, check: bool = True):
+    def __init__(self, rules: Rules, layout: Layout, *, check: bool = True, undo: bool = True):
         if check:
             layout.validate(rules)
         self.rules = rules
@@ -224,6 +236,7 @@ class Game:
         self.pass_number = layout.pass_number
         self.score = 0
         self.history: list[Move] = []
+        self.keeps_undo = undo
         self._undo_stack: list[tuple] = []
 
     # ---- reading the position -----------------------------------------------
@@ -454,12 +467,15 @@ class Game:
         reason = self.why_illegal(m)
         if reason is not None:
             raise MoveError(f"{m}: {reason}", reason)
-        self._undo_stack.append(self._snapshot())
+        if self.keeps_undo:
+            self._undo_stack.append(self._snapshot())
         self.history.append(m)
         self.score = max(0, self.score + self._play(m))
 
     def undo(self) -> Move:
         """Take back the last move exactly (cards, flips, passes, score)."""
+        if not self.keeps_undo:
+            raise MoveError("this game keeps no undo history (made with undo=False)")
         if not self._undo_stack:
             raise MoveError("nothing to undo")
         self._restore(self._undo_stack.pop())
@@ -570,7 +586,7 @@ def replay(rules: Rules, layout: Layout, tokens) -> ReplayResult:
     Raises (LayoutError, MoveError) only for malformed input: an invalid
     layout or a string that is not a move token at all.
     """
-    game = Game(rules, layout)
+    game = Game(rules, layout, undo=False)
     moves = []
     for i, tok in enumerate(tokens):
         try:

@@ -663,3 +663,33 @@ def test_key_pass_number_only_counts_when_passes_are_limited():
     r2, a = position("harp", ["KS"], stock="4C")
     b = Layout(a.columns, a.face_down, a.stock, a.waste, a.cells, a.foundations, pass_number=3)
     assert Game(r2, a).key() != Game(r2, b).key()
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(variant=st.sampled_from(VARIANT_NAMES), seed=st.integers(0, 2**32 - 1),
+       choices=st.lists(st.integers(0, 10**6), min_size=1, max_size=60))
+def test_game_without_undo_plays_the_same(variant, seed, choices):
+    """undo=False (what replay uses) skips the snapshots and changes nothing else."""
+    rules = get_rules(variant)
+    layout = random_position(rules, random.Random(seed))
+    g, fast = Game(rules, layout), Game(rules, layout, undo=False)
+    for ch in choices:
+        legal = g.legal_moves()
+        assert [str(m) for m in fast.legal_moves()] == [str(m) for m in legal]
+        if not legal:
+            break
+        token = str(legal[ch % len(legal)])
+        g.apply(token)
+        fast.apply(token)
+        assert snapshot(fast) == snapshot(g)
+    with pytest.raises(MoveError, match="no undo history"):
+        fast.undo()
+
+
+def test_parse_move_reads_each_token_once_and_still_refuses_bad_ones():
+    assert parse_move("t3>t1*2") == parse_move(" T3>t1*2 ") == Move("col-col", 3, 1, 2)
+    for _ in range(2):  # a refused token is refused every time, with its own message
+        with pytest.raises(MoveError, match="not a move token: 't3->f'"):
+            parse_move("t3->f")
+    with pytest.raises(MoveError, match="not a move token: 5"):
+        parse_move(5)
