@@ -51,8 +51,8 @@ reason              string     why ``unknown`` (nodes/time/memory/depth) or ``er
 
 File key-value metadata: ``harpsolve.schema_version`` ("1"),
 ``harpsolve.runs`` (JSON list, one object per run that wrote rows: run_id,
-started, ended, command, engine, workers, cpu, cores, platform and the
-python/numba/numpy/pyarrow/harpsolve versions), ``harpsolve.rules`` (JSON:
+started, ended, command, engine, workers, cpu, cores, platform, rules,
+rules_fingerprint and the python/numba/numpy/pyarrow/harpsolve versions), ``harpsolve.rules`` (JSON:
 fingerprint -> rules fields) and, in merged files, ``harpsolve.replaces``.
 
 Test hooks (environment variables read by local worker processes; not an
