@@ -150,6 +150,271 @@ def deal_cmd(variant, deal_ref, as_json, as_text, rule_overrides):
         click.echo(render(layout, rules))
 
 
+# ---- solve ---------------------------------------------------------------------------
+EXIT_INTERNAL = 1
+EXIT_UNSOLVABLE = 10
+EXIT_UNKNOWN = 11
+_STATUS_EXIT = {"solved": 0, "unsolvable": EXIT_UNSOLVABLE, "unknown": EXIT_UNKNOWN}
+
+# solver.HEURISTICS, named here so that `--help` needs no numba import
+# (tests/test_solve_cli.py keeps the two equal).
+HEURISTIC_NAMES = ("static", "lookahead")
+
+_UNKNOWN_WHY = {
+    "nodes": "the node budget ran out",
+    "time": "the time budget ran out",
+    "memory": "the transposition table outgrew the memory budget",
+    "depth": "the search hit its depth limit",
+}
+
+
+def _size_text(n: int) -> str:
+    for unit, shift in (("G", 30), ("M", 20), ("K", 10)):
+        if n >= 1 << shift and n % (1 << shift) == 0:
+            return f"{n >> shift}{unit}"
+    return f"{n} bytes"
+
+
+def _read_layout_file(path: str, variant, rule_overrides):
+    """(rules, layout) from a layout file; VARIANT may come from a JSON file's
+    ``variant`` (and ``rules``) fields, as ``deal --json`` writes them."""
+    import json
+
+    from .cards import CardError
+    from .layout import LayoutError, read_layout
+    from .reference import _overrides_of
+    from .rules import get_rules, with_overrides
+
+    try:
+        if path == "-":
+            text = sys.stdin.read()
+        else:
+            with open(path, encoding="utf-8-sig") as f:
+                text = f.read()
+    except UnicodeDecodeError:
+        raise LayoutError(f"{path}: not a text file (expected a JSON or text layout)") from None
+    except OSError as e:
+        raise LayoutError(f"cannot read {path}: {e.strerror}") from None
+    try:
+        if variant is None:
+            data = json.loads(text) if text.lstrip().startswith("{") else None
+            if not isinstance(data, dict) or not isinstance(data.get("variant"), str):
+                raise LayoutError("give the VARIANT: only a JSON layout with a 'variant' field names its own")
+            rules = get_rules(data["variant"])
+            rules = with_overrides(rules, _overrides_of(data["variant"], data.get("rules"), path))
+            rules = with_overrides(rules, rule_overrides)
+        else:
+            rules = get_rules(variant, rule_overrides)
+        return rules, read_layout(text).validate(rules)
+    except json.JSONDecodeError as e:
+        raise LayoutError(f"{path}: not valid JSON: {e.msg} at line {e.lineno}") from None
+    except (LayoutError, CardError) as e:
+        raise LayoutError(f"{path}: {e}") from None
+
+
+def _echo_wrapped(moves: list[str], width: int = 78) -> None:
+    """The move list, several per line, each line led by its first move's number."""
+    line, first = [], 1
+    for i, tok in enumerate(moves, 1):
+        if line and 7 + len(" ".join(line + [tok])) > width:
+            click.echo(f"{first:>5}  {' '.join(line)}")
+            line, first = [], i
+        line.append(tok)
+    if line:
+        click.echo(f"{first:>5}  {' '.join(line)}")
+
+
+def _show_solution(rules, layout, moves: list[str], every: int) -> None:
+    """The board before the first move, then after every ``every`` moves (and the last)."""
+    import textwrap
+
+    from .layout import render
+    from .reference import Game
+
+    game = Game(rules, layout, undo=False)
+    scored = rules.scoring == "easy-harp"
+    click.echo("\nstart")
+    click.echo(render(game, rules))
+    pending: list[str] = []
+    for i, tok in enumerate(moves, 1):
+        game.apply(tok)
+        pending.append(tok)
+        if i % every and i != len(moves):
+            continue
+        if len(pending) == 1:
+            head = f"move {i}: {tok}"
+        else:
+            head = f"moves {i - len(pending) + 1}-{i}: {' '.join(pending)}"
+        if scored:
+            head += f"  (score {game.score})"
+        click.echo("")
+        click.echo(textwrap.fill(head, 78, subsequent_indent="    ", break_on_hyphens=False))
+        click.echo(render(game, rules))
+        pending = []
+    if moves:
+        click.echo("\nwon" + (f", score {game.score}" if scored else "") if game.is_won() else "\nnot won")
+
+
+def _summary(result) -> list[str]:
+    s = result.settings
+    if result.status == "solved":
+        head = f"solved: {len(result.moves)} moves" + (f", score {result.score}" if result.score is not None else "")
+    elif result.status == "unsolvable":
+        head = "unsolvable: every reachable position was searched and none wins"
+    else:
+        budget = {"nodes": f"{s.get('max_nodes', 0):,} nodes", "time": f"{s.get('timeout', 0):g} s",
+                  "memory": _size_text(int(s.get("max_memory", 0)))}.get(result.reason)
+        why = _UNKNOWN_WHY.get(result.reason, result.reason or "a budget ran out")
+        head = f"unknown: {why}" + (f" ({budget})" if budget else "")
+    took = f"{result.seconds * 1e3:.1f} ms" if result.seconds < 10 else f"{result.seconds:.1f} s"
+    return [head, f"nodes {result.nodes:,}, states {result.states:,}, {took}"]
+
+
+def _warm_up(solve, rules, layout) -> None:
+    """Load (or compile) every kernel a solve uses, so that neither the reported
+    seconds nor a --timeout include it: the search on the user's position,
+    and the token writer on a position one king from won (from the stock
+    where there is one, to load the stock-route kernel too)."""
+    from .cards import make_card
+    from .layout import Layout
+
+    solve(rules, layout=layout, max_nodes=1, verify=False)
+    kings = [make_card(13, suit) for suit in range(4) for _ in range(rules.decks)]
+    last = kings.pop(0)
+    columns = [[] for _ in range(rules.n_columns)]
+    stock = [last] if rules.draw else []
+    if not stock:
+        columns[0].append(last)
+    one_left = Layout(columns, [0] * rules.n_columns, stock=stock, foundations=kings + [make_card(12, 0)])
+    solve(rules, layout=one_left, max_nodes=1000, verify=False)
+
+
+@main.command("solve")
+@click.argument("variant", required=False)
+@click.argument("deal_ref", metavar="[N|CODE|daily[:YYYY-MM-DD]]", required=False)
+@click.option("--layout", "layout_file", metavar="FILE",
+              help="Solve the position in FILE (JSON or the text form; - reads stdin) instead of a numbered deal.")
+@_deal_rule_option
+@click.option("--max-nodes", type=int, default=None,
+              help="Node budget (0 = no limit; the same answer on every machine) [default: the solver's].")
+@click.option("--timeout", type=float, default=None, help="Time budget in seconds (0 = no limit) [default: none].")
+@click.option("--max-memory", default=None, metavar="SIZE",
+              help="Transposition-table budget in bytes or with K/M/G (512M, 2G) [default: the solver's].")
+@click.option("--heuristic", default=None, metavar="NAME",
+              help=f"Move ordering: {', '.join(HEURISTIC_NAMES)} [default: the solver's].")
+@click.option("--json", "as_json", is_flag=True, help="Print the solution JSON (SPEC §4) instead of the summary.")
+@click.option("--show", is_flag=True, help="Step through the solution: the board before the first move and after each move.")
+@click.option("--show-every", type=int, default=None, metavar="K",
+              help="Like --show, with a board every K moves (and after the last) and the moves between listed.")
+@click.option("--out", "out_file", metavar="FILE",
+              help="Also save the solution JSON to FILE (check it with `harpsolve verify FILE`).")
+@friendly
+def solve_cmd(variant, deal_ref, layout_file, rule_overrides, max_nodes, timeout, max_memory, heuristic,
+              as_json, show, show_every, out_file):
+    """Solve deal N (or code EH1-N-…, or the daily deal) of VARIANT, or a layout file.
+
+    \b
+      harpsolve solve easy-harp 5
+      harpsolve solve bakers-game 617 --show-every 20
+      harpsolve solve klondike-3 12 --json > k3-12.json
+      harpsolve solve easy-harp --layout my-game.txt --rule takeback=false
+      harpsolve solve --layout deal.json        (the variant from the file)
+
+    A solution is replayed to a win by the reference engine before it is
+    printed. A time budget depends on the machine; a node budget does not.
+
+    \b
+    Exit status:
+       0  solved
+      10  unsolvable (every reachable position was searched: a proof)
+      11  unknown (a node, time or memory budget ran out)
+       2  bad input (variant, deal, layout file, rule or option)
+       1  internal error (a bug: please report it)
+    """
+    import json
+
+    from .deals import deal_code, deal_layout, parse_deal_ref
+    from .rules import get_rules
+
+    # Check everything the user typed before loading the solver.
+    if as_json and (show or show_every):
+        fail("choose one of --json and --show")
+    if show_every is not None and show_every < 1:
+        fail(f"--show-every takes a number of moves >= 1, not {show_every}")
+    if max_nodes is not None and max_nodes < 0:
+        fail(f"--max-nodes takes a number >= 0 (0 = no limit), not {max_nodes}")
+    if timeout is not None and timeout < 0:
+        fail(f"--timeout takes seconds >= 0 (0 = no limit), not {timeout:g}")
+    budgets = {}
+    if max_memory is not None:
+        from .sweep import SweepError, parse_size
+
+        try:
+            budgets["max_memory"] = parse_size(max_memory)
+        except SweepError as e:
+            fail(f"--max-memory: {e}")
+    if layout_file is not None:
+        if deal_ref is not None:
+            fail("give a deal or --layout FILE, not both")
+        rules, layout = _read_layout_file(layout_file, variant, rule_overrides)
+        number, title = None, f"{rules.label} layout {layout_file}"
+    else:
+        if variant is None:
+            fail("give a VARIANT and a deal (N, an EH1 code or daily), or --layout FILE")
+        rules = get_rules(variant, rule_overrides)
+        if deal_ref is None:
+            fail(f"give a deal to solve: harpsolve solve {variant} N (or an EH1 code, or daily), or --layout FILE")
+        number = parse_deal_ref(deal_ref)
+        layout = deal_layout(rules, number)
+        title = f"{rules.label} deal {number} ({deal_code(number)})"
+
+    from .solver import HEURISTICS, SolverError, solve
+
+    if heuristic is not None:
+        if heuristic not in HEURISTICS:
+            fail(f"unknown heuristic {heuristic!r}; known: {', '.join(HEURISTICS)}")
+        budgets["heuristic"] = heuristic
+    if max_nodes is not None:
+        budgets["max_nodes"] = max_nodes
+    if timeout is not None:
+        budgets["timeout"] = timeout
+    try:
+        _warm_up(solve, rules, layout)
+        result = solve(rules, number, layout=layout, **budgets)
+    except SolverError as e:
+        fail(str(e), EXIT_INTERNAL)
+    except MemoryError:
+        fail("out of memory: give a smaller --max-memory", EXIT_UNKNOWN)
+    except KeyboardInterrupt:
+        fail("interrupted", 130)
+
+    doc = result.to_dict()
+    if out_file is not None:
+        with open(out_file, "w", encoding="utf-8") as f:
+            f.write(json.dumps(doc) + "\n")
+    try:
+        if as_json:
+            click.echo(json.dumps(doc))
+        else:
+            click.echo(title)
+            for line in _summary(result):
+                click.echo(line)
+            if result.solved and (show or show_every):
+                _show_solution(rules, layout, result.moves, show_every or 1)
+            elif result.solved and result.moves:
+                click.echo("moves:")
+                _echo_wrapped(result.moves)
+            elif show or show_every:
+                _show_solution(rules, layout, [], 1)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # The reader has gone (`| head`, quitting a pager): stop quietly, same exit status.
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    sys.exit(_STATUS_EXIT[result.status])
+
+
 # ---- verify --------------------------------------------------------------------------
 @main.command("verify")
 @click.argument("solution", metavar="SOLUTION.json")
