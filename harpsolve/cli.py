@@ -278,7 +278,7 @@ def _warm_up(solve, rules, layout) -> None:
     from .cards import make_card
     from .layout import Layout
 
-    solve(rules, layout=layout, max_nodes=1, verify=False)
+    solve(rules, layout=layout, max_nodes=1000, verify=False)
     kings = [make_card(13, suit) for suit in range(4) for _ in range(rules.decks)]
     last = kings.pop(0)
     columns = [[] for _ in range(rules.n_columns)]
@@ -316,7 +316,7 @@ def solve_cmd(variant, deal_ref, layout_file, rule_overrides, max_nodes, timeout
     \b
       harpsolve solve easy-harp 5
       harpsolve solve bakers-game 617 --show-every 20
-      harpsolve solve klondike-3 12 --json > k3-12.json
+      harpsolve solve klondike-3 3 --json > k3-3.json
       harpsolve solve easy-harp --layout my-game.txt --rule takeback=false
       harpsolve solve --layout deal.json        (the variant from the file)
 
