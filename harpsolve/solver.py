@@ -20,7 +20,7 @@ import numpy as np
 from . import movegen as mg
 from .layout import Layout
 from .rules import Rules, get_rules, with_overrides
-from .search import dfs
+from .search import dfs, ehc
 from .search.tt import ENTRY_BYTES, _rehash, new_table
 from .solution import path_tokens
 from .state import STATE_BYTES, kernel_params, pack
@@ -32,6 +32,13 @@ NODE_SLICE = 250_000
 INITIAL_TABLE = 1 << 16
 
 HEURISTICS = {"static": 0, "lookahead": 1}
+# "climb": enforced hill-climbing first (finds most solutions fast, proves
+# nothing), then the complete depth-first search with what is left of the
+# node budget.  "dfs": depth-first search only.
+ALGORITHMS = ("climb", "dfs")
+CLIMB_SHARE = 0.25          # at most this share of the node budget goes to climbing
+CLIMB_MAX_NODES = 500_000   # ...and at most this many nodes
+CLIMB_QUEUE = 1 << 16       # states one breadth-first step may hold
 
 STATUSES = ("solved", "unsolvable", "unknown")
 
@@ -94,6 +101,16 @@ class _Buffers:
         self.scores = np.zeros(mg.MAX_MOVES, np.int32)
         self.autobuf = np.zeros(256, np.int64)
         self.t1, self.t2 = new_table(INITIAL_TABLE)
+        self.cq = None
+
+    def climb_buffers(self):
+        if self.cq is None:
+            self.cq = np.zeros((CLIMB_QUEUE, STATE_BYTES), np.uint8)
+            self.cparent = np.zeros(CLIMB_QUEUE, np.int64)
+            self.cmove = np.zeros(CLIMB_QUEUE, np.int64)
+            self.ct1, self.ct2 = new_table(4 * CLIMB_QUEUE)
+            self.cpath = np.zeros(1 << 14, np.int64)
+        return self.cq, self.cparent, self.cmove, self.ct1, self.ct2, self.cpath
 
     def fresh_table(self, capacity: int = INITIAL_TABLE):
         if self.t1.shape[0] == capacity:
@@ -121,7 +138,7 @@ def resolve_rules(variant: str | Rules, overrides=None) -> Rules:
 def solve(variant: str | Rules = "easy-harp", deal: int | None = None, *, layout: Layout | None = None,
           overrides=None, max_nodes: int | None = DEFAULT_MAX_NODES, timeout: float | None = None,
           max_memory: int = DEFAULT_MAX_MEMORY, heuristic: str = "lookahead", verify: bool = True,
-          auto: bool = True, prune: bool = True) -> SolveResult:
+          auto: bool = True, prune: bool = True, algorithm: str = "climb") -> SolveResult:
     """Classify one deal (by number) or one layout.
 
     ``max_nodes``/``timeout``/``max_memory`` are the budgets (None or 0 = no
@@ -145,8 +162,12 @@ def solve(variant: str | Rules = "easy-harp", deal: int | None = None, *, layout
         raise RulesError(f"unknown heuristic {heuristic!r}; known: {', '.join(HEURISTICS)}")
     p = kernel_params(rules, auto=auto, prune=prune, heuristic=HEURISTICS[heuristic])
     root = pack(layout, rules)
+    if algorithm not in ALGORITHMS:
+        from .rules import RulesError
+
+        raise RulesError(f"unknown algorithm {algorithm!r}; known: {', '.join(ALGORITHMS)}")
     settings = dict(max_nodes=max_nodes or 0, timeout=timeout or 0.0, max_memory=max_memory,
-                    heuristic=heuristic, auto=auto, prune=prune)
+                    heuristic=heuristic, auto=auto, prune=prune, algorithm=algorithm)
     result = SolveResult(rules.name, deal, rules, layout, "unknown", settings=settings)
 
     t0 = time.perf_counter()
@@ -155,12 +176,25 @@ def solve(variant: str | Rules = "easy-harp", deal: int | None = None, *, layout
     ctr = np.zeros(dfs.C_SIZE, np.int64)
     b.stack[0] = root
     na = dfs._root(b.stack, b.moves, b.nmoves, b.nxt, b.scores, b.autobuf, b.t1, b.t2, ctr, p)
+    climbed = None
     if mg._won(b.stack[0], p):
         code = dfs.R_SOLVED
     elif na < 0:
         ctr[dfs.C_INCOMPLETE] = 1
         code = dfs.R_EXHAUSTED
     else:
+        code = None
+        if algorithm == "climb":
+            budget = CLIMB_MAX_NODES if not max_nodes else min(CLIMB_MAX_NODES, int(max_nodes * CLIMB_SHARE))
+            cq, cparent, cmove, ct1, ct2, cpath = b.climb_buffers()
+            cctr = np.zeros(2, np.int64)
+            e = ehc._ehc(b.stack[0], p, cq, cparent, cmove, ct1, ct2, b.moves[0].copy(), b.scores,
+                         b.autobuf, cpath, cctr, budget)
+            ctr[dfs.C_NODES] = cctr[0]
+            if e == ehc.E_SOLVED:
+                climbed = [int(x) for x in cpath[:cctr[1]]]
+                code = dfs.R_SOLVED
+    if code is None:
         while True:
             slice_ = NODE_SLICE
             if max_nodes:
@@ -191,8 +225,11 @@ def solve(variant: str | Rules = "easy-harp", deal: int | None = None, *, layout
     result.states = int(ctr[dfs.C_STORED])
     result.max_depth = int(ctr[dfs.C_MAXDEPTH])
     if code == dfs.R_SOLVED:
-        depth = int(ctr[dfs.C_DEPTH]) if not mg._won(b.stack[0], p) else 0
-        path = [int(b.moves[k, b.nxt[k] - 1]) for k in range(depth)]
+        if climbed is not None:
+            path = climbed
+        else:
+            depth = int(ctr[dfs.C_DEPTH]) if not mg._won(b.stack[0], p) else 0
+            path = [int(b.moves[k, b.nxt[k] - 1]) for k in range(depth)]
         result.moves = path_tokens(root, path, p)
         result.status = "solved"
     elif code == dfs.R_EXHAUSTED:

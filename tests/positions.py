@@ -1,0 +1,98 @@
+"""Random positions for the kernel and search tests (not a test module).
+
+``endgame(rules, rng, left)`` deals a position in which about ``left`` cards
+are still in play and the rest are on the foundations: small enough that an
+unpruned search exhausts it in milliseconds, varied enough to hit every move
+kind (talon, cells, take-backs, king runs, empty columns).
+"""
+from __future__ import annotations
+
+import random
+
+import numpy as np
+
+from harpsolve.cards import make_card
+from harpsolve.layout import Layout
+from harpsolve.reference import Game
+from harpsolve.rules import Rules, builds_on
+from harpsolve.state import kernel_params, pack
+
+
+def endgame(rules: Rules, rng: random.Random, left: int) -> Layout:
+    """A valid position with about ``left`` cards in play (the highest ranks of each suit)."""
+    places = [(s, k) for s in range(4) for k in range(rules.decks)]
+    heights = {pl: 13 for pl in places}
+    in_play = []
+    while len(in_play) < left:
+        pl = rng.choice(places)
+        if heights[pl] == 0:
+            continue
+        in_play.append(make_card(heights[pl], pl[0]))
+        heights[pl] -= 1
+    rng.shuffle(in_play)
+    stock, cells = [], [None] * rules.cells
+    if rules.draw:
+        n = rng.randint(0, len(in_play) // 2)
+        stock, in_play = in_play[:n], in_play[n:]
+    for k in range(rules.cells):
+        if in_play and rng.random() < 0.3:
+            cells[k] = in_play.pop()
+    cols = [[] for _ in range(rules.n_columns)]
+    down = [0] * rules.n_columns
+    for card in in_play:
+        cols[rng.randrange(rules.n_columns)].append(card)
+    if rules.face_down != "none":
+        # face-up part must be built: everything under the top is face down
+        # unless it happens to build
+        for i, col in enumerate(cols):
+            if not col:
+                continue
+            j = len(col) - 1
+            while j > 0 and builds_on(rules, col[j], col[j - 1]) and rng.random() < 0.8:
+                j -= 1
+            down[i] = j
+    foundations = [make_card(h, s) for (s, _k), h in heights.items() if h]
+    return Layout(cols, down, stock=stock, cells=cells, foundations=foundations).validate(rules)
+
+
+def random_walk(rules: Rules, layout: Layout, rng: random.Random, steps: int) -> list[str]:
+    """Tokens of a random legal move sequence from ``layout`` (reference engine)."""
+    g = Game(rules, layout)
+    out = []
+    for _ in range(steps):
+        moves = g.legal_moves()
+        if not moves:
+            break
+        m = rng.choice(moves)
+        g.apply(m)
+        out.append(str(m))
+    return out
+
+
+def primitive_params(rules: Rules) -> np.ndarray:
+    """Kernel switches for one-to-one comparison with the reference engine."""
+    return kernel_params(rules, compound=False, auto=False, prune=False, exact_key=True)
+
+
+def packed(rules: Rules, layout: Layout) -> np.ndarray:
+    return pack(layout, rules)
+
+
+def deadlock_candidate(rules: Rules, rng: random.Random, lowest_rank: int) -> Layout:
+    """Every card of rank >= ``lowest_rank`` in play, every column non-empty, no stock.
+
+    Kings that cannot reach an empty column and queens buried under them are
+    the usual way such a position locks up; the exhaustive search decides.
+    """
+    cards_ = [make_card(r, s) for s in range(4) for r in range(lowest_rank, 14) for _ in range(rules.decks)]
+    rng.shuffle(cards_)
+    n = rules.n_columns
+    if len(cards_) < n:
+        raise ValueError("not enough cards to fill every column")
+    cols = [[c] for c in cards_[:n]]
+    for c in cards_[n:]:
+        cols[rng.randrange(n)].append(c)
+    down = [len(col) - 1 if rules.face_down != "none" else 0 for col in cols]
+    foundations = [make_card(lowest_rank - 1, s) for s in range(4) for _ in range(rules.decks)] if lowest_rank > 1 else []
+    cells = [None] * rules.cells
+    return Layout(cols, down, stock=[], cells=cells, foundations=foundations).validate(rules)

@@ -1,0 +1,226 @@
+"""The numba kernel against the reference engine.
+
+In primitive mode (single stock taps, no automatic moves, no pruning) the
+kernel must list exactly the reference engine's legal moves and reach the
+same positions, move after move, on random deals and random endgames.
+Packing round-trips, and the canonical fingerprint is blind to exactly the
+symmetries the state module documents.
+"""
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+from harpsolve import movegen as mg
+from harpsolve.deals import deal_layout
+from harpsolve.layout import Layout
+from harpsolve.reference import Game
+from harpsolve.rules import VARIANTS, get_rules
+from harpsolve.solution import move_tokens
+from harpsolve.state import STATE_BYTES, fingerprint, kernel_params, pack, unpack
+
+from positions import endgame, primitive_params, random_walk
+
+ALL = list(VARIANTS)
+GOLDEN = Path(__file__).parent / "golden" / "perft.json"
+
+
+def kernel_moves(st_, p) -> dict[str, int]:
+    out = np.zeros(mg.MAX_MOVES, np.int64)
+    scores = np.zeros(mg.MAX_MOVES, np.int32)
+    n = mg._gen(st_, p, out, scores)
+    assert n >= 0
+    moves = {}
+    for m in out[:n]:
+        toks = move_tokens(st_, int(m), p)
+        assert len(toks) == 1, toks
+        assert toks[0] not in moves, f"kernel lists {toks[0]} twice"
+        moves[toks[0]] = int(m)
+    return moves
+
+
+def ref_key(rules, st_):
+    return Game(rules, unpack(st_, rules), check=False).key()
+
+
+def walk_both(rules, layout, seed, steps):
+    game = Game(rules, layout)
+    p = primitive_params(rules)
+    s = pack(layout, rules)
+    rng = random.Random(seed)
+    for _ in range(steps):
+        ref = sorted(str(m) for m in game.legal_moves())
+        km = kernel_moves(s, p)
+        assert sorted(km) == ref
+        if not ref:
+            return
+        tok = rng.choice(ref)
+        game.apply(tok)
+        mg._apply(s, np.int64(km[tok]), p)
+        assert ref_key(rules, s) == game.key(), f"positions differ after {tok}"
+        assert mg._won(s, p) == game.is_won()
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(variant=st.sampled_from(ALL), number=st.integers(1, 999_999), seed=st.integers(0, 2**32))
+def test_kernel_matches_reference_from_deals(variant, number, seed):
+    rules = get_rules(variant)
+    walk_both(rules, deal_layout(rules, number), seed, 30)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(variant=st.sampled_from(ALL), seed=st.integers(0, 2**32), left=st.integers(4, 30),
+       takeback=st.booleans())
+def test_kernel_matches_reference_from_endgames(variant, seed, left, takeback):
+    rules = get_rules(variant, {"takeback": takeback})
+    layout = endgame(rules, random.Random(seed), left)
+    walk_both(rules, layout, seed, 25)
+
+
+@settings(max_examples=30, deadline=None)
+@given(variant=st.sampled_from(ALL), number=st.integers(1, 999_999), seed=st.integers(0, 2**32))
+def test_pack_unpack_round_trip(variant, number, seed):
+    rules = get_rules(variant)
+    layout = deal_layout(rules, number)
+    assert unpack(pack(layout, rules), rules) == layout
+    # and after random play (the reference engine's own position)
+    g = Game(rules, layout)
+    for tok in random_walk(rules, layout, random.Random(seed), 20):
+        g.apply(tok)
+    after = g.to_layout()
+    again = unpack(pack(after, rules), rules)
+    assert Game(rules, again, check=False).key() == g.key()
+    assert pack(after, rules).shape == (STATE_BYTES,)
+
+
+def _permuted(layout: Layout, rng: random.Random) -> Layout:
+    order = list(range(len(layout.columns)))
+    rng.shuffle(order)
+    cells = list(layout.cells)
+    rng.shuffle(cells)
+    found = list(layout.foundations)
+    rng.shuffle(found)
+    return Layout([layout.columns[i] for i in order], [layout.face_down[i] for i in order],
+                  layout.stock, layout.waste, cells, found, layout.pass_number)
+
+
+@settings(max_examples=40, deadline=None)
+@given(variant=st.sampled_from(ALL), seed=st.integers(0, 2**32), left=st.integers(6, 40))
+def test_fingerprint_is_blind_to_symmetries(variant, seed, left):
+    rules = get_rules(variant)
+    rng = random.Random(seed)
+    layout = endgame(rules, rng, left)
+    p = kernel_params(rules)
+    other = _permuted(layout, rng)
+    assert fingerprint(pack(layout, rules), p) == fingerprint(pack(other, rules), p)
+
+
+@settings(max_examples=40, deadline=None)
+@given(variant=st.sampled_from(ALL), seed=st.integers(0, 2**32))
+def test_fingerprint_tells_positions_apart(variant, seed):
+    rules = get_rules(variant)
+    rng = random.Random(seed)
+    layout = endgame(rules, rng, 30)
+    p = kernel_params(rules)
+    g = Game(rules, layout)
+    key0 = g.key()
+    moves = []
+    for m in g.legal_moves():
+        if str(m) in ("s>w", "w>s"):
+            continue  # only the talon boundary moves: invisible with a free stock
+        g.apply(m)
+        if g.key() != key0:  # a whole column moved sideways is the same position
+            moves.append(m)
+        g.undo()
+    if not moves:
+        return
+    g.apply(rng.choice(moves))
+    assert fingerprint(pack(layout, rules), p) != fingerprint(pack(g.to_layout(), rules), p)
+
+
+def test_talon_order_matters_only_without_a_free_stock():
+    for variant, free in (("easy-harp", True), ("klondike-1", True), ("klondike-3", False), ("harp", False)):
+        rules = get_rules(variant)
+        layout = deal_layout(rules, 7)
+        p = kernel_params(rules)
+        shuffled = Layout(layout.columns, layout.face_down, list(reversed(layout.stock)), [], layout.cells)
+        same = fingerprint(pack(layout, rules), p) == fingerprint(pack(shuffled, rules), p)
+        assert same == free, variant
+
+
+# ---- perft: positions reachable within k moves, both engines, pinned -------------
+PERFT_DEALS = {v: [1, 2] for v in ALL}
+PERFT_DEPTH = {"bakers-game": 3, "klondike-1": 6, "klondike-3": 6}
+
+
+def perft_kernel(rules, layout, depth) -> list[int]:
+    p = primitive_params(rules)
+    s0 = pack(layout, rules)
+    seen = {fingerprint(s0, p)}
+    frontier = [s0]
+    counts = []
+    for _ in range(depth):
+        nxt = []
+        for s in frontier:
+            for m in kernel_moves(s, p).values():
+                c = s.copy()
+                mg._apply(c, np.int64(m), p)
+                f = fingerprint(c, p)
+                if f not in seen:
+                    seen.add(f)
+                    nxt.append(c)
+        frontier = nxt
+        counts.append(len(seen))
+    return counts
+
+
+def perft_reference(rules, layout, depth) -> list[int]:
+    g0 = Game(rules, layout)
+    seen = {g0.key()}
+    frontier = [layout]
+    counts = []
+    for _ in range(depth):
+        nxt = []
+        for lay in frontier:
+            g = Game(rules, lay, check=False)
+            for m in g.legal_moves():
+                g.apply(m)
+                k = g.key()
+                if k not in seen:
+                    seen.add(k)
+                    nxt.append(g.to_layout())
+                g.undo()
+        frontier = nxt
+        counts.append(len(seen))
+    return counts
+
+
+def compute_perft() -> dict:
+    out = {}
+    for v in ALL:
+        rules = get_rules(v)
+        out[v] = {str(n): perft_kernel(rules, deal_layout(rules, n), PERFT_DEPTH.get(v, 5))
+                  for n in PERFT_DEALS[v]}
+    return out
+
+
+@pytest.mark.parametrize("variant", ALL)
+def test_perft_golden_counts_both_engines(variant):
+    golden = json.loads(GOLDEN.read_text())[variant]
+    rules = get_rules(variant)
+    for n in PERFT_DEALS[variant]:
+        depth = PERFT_DEPTH.get(variant, 5)
+        layout = deal_layout(rules, n)
+        k = perft_kernel(rules, layout, depth)
+        assert k == golden[str(n)], f"kernel perft changed for {variant} deal {n}"
+        assert perft_reference(rules, layout, depth) == k
+
+
+if __name__ == "__main__":  # regenerate the golden file: python tests/test_kernel.py
+    GOLDEN.write_text(json.dumps(compute_perft(), indent=1) + "\n")
+    print("wrote", GOLDEN)

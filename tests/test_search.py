@@ -1,0 +1,108 @@
+"""The search: soundness of every pruning, known statuses, budgets, replayed solutions."""
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+from harpsolve.layout import Layout
+from harpsolve.reference import replay
+from harpsolve.rules import VARIANTS, get_rules
+from harpsolve.solver import solve
+
+from positions import deadlock_candidate, endgame
+
+ALL = list(VARIANTS)
+KNOWN = json.loads((Path(__file__).parent / "golden" / "known.json").read_text())
+
+
+def assert_replays(r):
+    rep = replay(r.rules, r.layout, r.moves)
+    assert rep.ok and rep.won, rep.error
+    if r.rules.scoring == "easy-harp":
+        assert r.score == rep.score
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(variant=st.sampled_from(ALL), seed=st.integers(0, 2**32), left=st.integers(4, 20),
+       takeback=st.booleans(), deadlock=st.booleans())
+def test_pruned_search_agrees_with_unpruned(variant, seed, left, takeback, deadlock):
+    """Safe moves, symmetry cuts and obligations never change a position's status."""
+    rules = get_rules(variant, {"takeback": takeback})
+    rng = random.Random(seed)
+    if deadlock:
+        layout = deadlock_candidate(rules, rng, 12 if rules.decks == 2 else 11)
+    else:
+        layout = endgame(rules, rng, left)
+    full = solve(rules, layout=layout, max_nodes=2_000_000, auto=False, prune=False, algorithm="dfs")
+    pruned = solve(rules, layout=layout, max_nodes=2_000_000)
+    assert full.status != "unknown", "position too big for the unpruned search"
+    assert pruned.status == full.status
+    for r in (full, pruned):
+        if r.solved:
+            assert_replays(r)
+
+
+CASES = [(v, d["deal"], d["status"]) for v in ALL for d in KNOWN[v]["deals"]]
+
+
+@pytest.mark.parametrize("variant,deal,status", CASES)
+def test_known_deals(variant, deal, status):
+    r = solve(variant, deal)
+    assert r.status == status
+    if r.solved:
+        assert_replays(r)
+
+
+POSITIONS = [(v, i, p) for v in ALL for i, p in enumerate(KNOWN[v]["positions"])]
+
+
+@pytest.mark.parametrize("variant,i,pos", POSITIONS)
+def test_constructed_positions(variant, i, pos):
+    rules = get_rules(variant)
+    layout = Layout.from_dict(pos["layout"])
+    assert solve(rules, layout=layout).status == pos["status"]
+    assert solve(rules, layout=layout, auto=False, prune=False, algorithm="dfs").status == pos["status"]
+
+
+def test_every_variant_has_a_constructed_unsolvable_position():
+    missing = [v for v in ALL if not any(p["status"] == "unsolvable" for p in KNOWN[v]["positions"])]
+    assert not missing
+
+
+def test_climbing_never_decides_what_the_search_does_not():
+    for variant in ("klondike-3", "easy-harp", "bakers-game"):
+        for deal in (1, 2, 3):
+            a = solve(variant, deal, max_nodes=200_000, algorithm="climb")
+            b = solve(variant, deal, max_nodes=200_000, algorithm="dfs")
+            if "unknown" not in (a.status, b.status):
+                assert a.status == b.status
+
+
+def test_node_budget_gives_unknown():
+    r = solve("easy-harp", 4, max_nodes=50)
+    assert r.status == "unknown" and r.reason == "nodes" and r.moves is None
+
+
+def test_memory_budget_gives_unknown():
+    r = solve("klondike-3", 1, max_nodes=None, max_memory=1 << 20, algorithm="dfs")
+    assert r.status == "unknown" and r.reason == "memory"
+
+
+def test_time_budget_gives_unknown():
+    r = solve("klondike-3", 1, max_nodes=None, timeout=1e-6, algorithm="dfs")
+    assert r.status == "unknown" and r.reason == "time"
+
+
+def test_easy_harp_score_is_the_apps():
+    r = solve("easy-harp", KNOWN["easy-harp"]["deals"][0]["deal"])
+    assert r.solved
+    waste_to_tableau = sum(1 for t in r.moves if t.startswith("w>t"))
+    takebacks = sum(1 for t in r.moves if t.startswith("f>"))
+    if takebacks == 0:
+        assert r.score == 1220 + 5 * waste_to_tableau
+    else:  # every re-placement after a take-back scores again
+        assert r.score == 1220 + 5 * waste_to_tableau + 10 * takebacks
