@@ -156,9 +156,8 @@ EXIT_UNSOLVABLE = 10
 EXIT_UNKNOWN = 11
 _STATUS_EXIT = {"solved": 0, "unsolvable": EXIT_UNSOLVABLE, "unknown": EXIT_UNKNOWN}
 
-# solver.HEURISTICS, named here so that `--help` needs no numba import
-# (tests/test_solve_cli.py keeps the two equal).
-HEURISTIC_NAMES = ("static", "lookahead")
+# the names live in harpsolve.search (no numba), so `--help` can list them
+from .search import ALGORITHM_NAMES, HEURISTIC_NAMES  # noqa: E402
 
 _UNKNOWN_WHY = {
     "nodes": "the node budget ran out",

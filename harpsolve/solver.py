@@ -20,7 +20,7 @@ import numpy as np
 from . import movegen as mg
 from .layout import Layout
 from .rules import Rules, get_rules, with_overrides
-from .search import dfs, ehc
+from .search import ALGORITHM_NAMES, DEFAULT_ALGORITHM, DEFAULT_HEURISTIC, HEURISTIC_NAMES, dfs, ehc
 from .search.tt import ENTRY_BYTES, _rehash, new_table
 from .solution import path_tokens
 from .state import STATE_BYTES, kernel_params, pack
@@ -31,11 +31,9 @@ MAX_DEPTH = 4096
 NODE_SLICE = 250_000
 INITIAL_TABLE = 1 << 16
 
-HEURISTICS = {"static": 0, "lookahead": 1}
-# "climb": enforced hill-climbing first (finds most solutions fast, proves
-# nothing), then the complete depth-first search with what is left of the
-# node budget.  "dfs": depth-first search only.
-ALGORITHMS = ("climb", "dfs")
+# --heuristic: how the depth-first search orders a node's children (search/dfs.py).
+HEURISTICS = {name: code for code, name in enumerate(HEURISTIC_NAMES)}
+ALGORITHMS = ALGORITHM_NAMES
 CLIMB_SHARE = 0.25          # at most this share of the node budget goes to climbing
 CLIMB_MAX_NODES = 500_000   # ...and at most this many nodes
 CLIMB_QUEUE = 1 << 16       # states one breadth-first step may hold
@@ -137,8 +135,8 @@ def resolve_rules(variant: str | Rules, overrides=None) -> Rules:
 
 def solve(variant: str | Rules = "easy-harp", deal: int | None = None, *, layout: Layout | None = None,
           overrides=None, max_nodes: int | None = DEFAULT_MAX_NODES, timeout: float | None = None,
-          max_memory: int = DEFAULT_MAX_MEMORY, heuristic: str = "lookahead", verify: bool = True,
-          auto: bool = True, prune: bool = True, algorithm: str = "climb") -> SolveResult:
+          max_memory: int = DEFAULT_MAX_MEMORY, heuristic: str = DEFAULT_HEURISTIC, verify: bool = True,
+          auto: bool = True, prune: bool = True, algorithm: str = DEFAULT_ALGORITHM) -> SolveResult:
     """Classify one deal (by number) or one layout.
 
     ``max_nodes``/``timeout``/``max_memory`` are the budgets (None or 0 = no

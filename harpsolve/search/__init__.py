@@ -1,1 +1,17 @@
-"""Search algorithms over packed states: depth-first search with a transposition table."""
+"""Search algorithms over packed states.
+
+``dfs``: the complete classifier (depth-first search with a transposition
+table); ``ehc``: enforced hill-climbing, a fast first try at a solution.
+The names below are what ``--heuristic`` and ``--algorithm`` accept; they
+live here, away from the kernels, so the command line can list them without
+importing numba.
+"""
+
+# the order is the kernel's code (state.P_HEUR); see dfs.py for each one
+HEURISTIC_NAMES = ("static", "lookahead", "fewest-hidden", "foundation-first", "stock-last", "weighted")
+DEFAULT_HEURISTIC = "lookahead"
+
+# "climb": enforced hill-climbing first, then the complete depth-first search
+# with what is left of the node budget.  "dfs": depth-first search only.
+ALGORITHM_NAMES = ("climb", "dfs")
+DEFAULT_ALGORITHM = "climb"

@@ -20,8 +20,8 @@ import numpy as np
 from numba import njit
 
 from ..config import JIT
-from ..movegen import _apply, _auto, _gen, _won
-from ..state import O_DOWN, O_FOUND, O_OBLIG, P_DECKS, P_HEUR, P_NCOL, _fingerprint
+from ..movegen import M_TALON_COL, M_TALON_FOUND, _apply, _auto, _gen, _kind, _won
+from ..state import O_DOWN, O_FOUND, O_LEN, O_OBLIG, O_TLEN, P_DECKS, P_HEUR, P_NCOL, _fingerprint
 from .tt import _insert
 
 # counters (int64 array ``ctr``)
@@ -31,30 +31,59 @@ C_NODES, C_STORED, C_DEPTH, C_INCOMPLETE, C_MAXDEPTH, C_SIZE = range(6)
 R_SOLVED, R_EXHAUSTED, R_PAUSED, R_GROW = range(4)
 
 
+# ---- move ordering (the --heuristic choices) --------------------------------
+# Ordering never changes a status -- the search still visits every child --
+# only how soon a solution turns up.  Each heuristic gives every child a key;
+# children are tried in increasing key order, ties in the generator's order
+# (foundation moves, moves that turn a hidden card, talon plays, other column
+# moves, free cells, take-backs: see movegen._gen).
+H_STATIC, H_LOOKAHEAD, H_FEWEST_HIDDEN, H_FOUNDATION_FIRST, H_STOCK_LAST, H_WEIGHTED = range(6)
+
+
 @njit(**JIT)
-def _evaluate(st, p):
-    """A progress measure (lower is better): hidden cards weigh most, then cards not home."""
+def _features(st, p):
+    """(hidden cards, cards home, empty columns, cards in stock and waste)."""
     hidden = 0
+    empty = 0
     for c in range(p[P_NCOL]):
         hidden += np.int64(st[O_DOWN + c])
+        if st[O_LEN + c] == 0:
+            empty += 1
     home = 0
     for k in range(4 * p[P_DECKS]):
         home += np.int64(st[O_FOUND + k])
-    return hidden * 8 - home
+    return hidden, home, empty, np.int64(st[O_TLEN])
+
+
+@njit(**JIT)
+def _child_key(child, m, p):
+    h = p[P_HEUR]
+    hidden, home, empty, talon = _features(child, p)
+    if h == H_LOOKAHEAD:
+        return hidden * 8 - home
+    if h == H_FEWEST_HIDDEN:
+        return hidden
+    if h == H_FOUNDATION_FIRST:
+        return -home * 64 + hidden
+    if h == H_STOCK_LAST:
+        k = _kind(m)
+        return 1 if (k == M_TALON_COL or k == M_TALON_FOUND) else 0
+    # H_WEIGHTED: hidden cards dominate; home cards, empty columns and a
+    # smaller talon (cards out of the stock are cards in play) help
+    return hidden * 16 - home * 2 - empty * 6 + talon
 
 
 @njit(**JIT)
 def _order_children(st, p, moves, n, scratch, keys, autobuf):
-    """Sort the first n moves by the evaluation of the position each leads to.
-
-    Ties keep the generator's order (its static move priorities).
-    """
+    """Sort the first n moves by the key of the position each leads to (stable)."""
+    if p[P_HEUR] == H_STATIC:
+        return
     for i in range(n):
         scratch[:] = st
         _apply(scratch, moves[i], p)
         if scratch[O_OBLIG] == 0:
             _auto(scratch, p, autobuf)
-        keys[i] = _evaluate(scratch, p) * 4096 + i
+        keys[i] = _child_key(scratch, moves[i], p) * 4096 + i
     for i in range(1, n):
         m = moves[i]
         k = keys[i]
@@ -111,8 +140,7 @@ def _dfs(stack, moves, nmoves, nxt, scores, autobuf, t1, t2, ctr, p, node_slice)
         if n < 0:
             ctr[C_INCOMPLETE] = 1
             continue
-        if p[P_HEUR] == 1:
-            _order_children(child, p, moves[d + 1], n, scratch, keys, autobuf)
+        _order_children(child, p, moves[d + 1], n, scratch, keys, autobuf)
         nmoves[d + 1] = n
         nxt[d + 1] = 0
         d += 1
@@ -135,9 +163,8 @@ def _root(stack, moves, nmoves, nxt, scores, autobuf, t1, t2, ctr, p):
     n = _gen(stack[0], p, moves[0], scores)
     if n < 0:
         return -1
-    if p[P_HEUR] == 1:
-        _order_children(stack[0], p, moves[0], n, np.empty_like(stack[0]),
-                        np.empty(moves.shape[1], np.int64), autobuf)
+    _order_children(stack[0], p, moves[0], n, np.empty_like(stack[0]),
+                    np.empty(moves.shape[1], np.int64), autobuf)
     nmoves[0] = n
     nxt[0] = 0
     return na
