@@ -27,7 +27,7 @@ from .config import JIT
 from .state import (
     EMPTY, MAXLEN, O_OBLIG, O_OBLIG_PLACE, O_CELL, O_COLS, O_DOWN, O_FOUND, O_LEN, O_RECYC, O_TALON, O_TLEN, O_TPTR,
     P_AUTO, P_BUILD_SUIT, P_CELLS, P_COMPOUND, P_DECKS, P_DRAW, P_EMPTY_ANY, P_KING_RUNS,
-    P_NCOL, P_PASSES, P_PRUNE, P_RUNS, P_TAKEBACK, P_HEUR,
+    P_NCOL, P_PASSES, P_PRUNE, P_RUNS, P_TAKEBACK, P_HEUR, P_AGGRESSIVE,
 )
 
 M_COL_FOUND = 1
@@ -591,6 +591,12 @@ def _gen(st, p, out, scores):
                 continue
             uncovers = j == down and down > 0
             empties = j == 0
+            if p[P_AGGRESSIVE] and p[P_RUNS] and not (uncovers or empties):
+                # Aggressive (solution finding only, never a proof): split a
+                # built run only when the card it uncovers can go home next,
+                # as classic Klondike solvers do.  Not proved safe.
+                if _found_place(st, np.int64(st[base + j - 1]), p) < 0:
+                    continue
             if uncovers:
                 sc = 100 - down
             elif empties:

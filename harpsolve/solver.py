@@ -34,8 +34,12 @@ INITIAL_TABLE = 1 << 16
 # --heuristic: how the depth-first search orders a node's children (search/dfs.py).
 HEURISTICS = {name: code for code, name in enumerate(HEURISTIC_NAMES)}
 ALGORITHMS = ALGORITHM_NAMES
-CLIMB_SHARE = 0.25          # at most this share of the node budget goes to climbing
-CLIMB_MAX_NODES = 500_000   # ...and at most this many nodes
+# "climb" spends parts of the node budget on two solution-finding phases
+# with an extra, unproved cut (movegen: aggressive) before the complete search.
+CLIMB_SHARE = 0.15          # hill-climbing: at most this share of the budget
+CLIMB_MAX_NODES = 300_000   # ...and at most this many nodes
+FAST_DFS_SHARE = 0.35       # depth-first search with the extra cut
+FAST_DFS_MAX_NODES = 2_000_000
 CLIMB_QUEUE = 1 << 16       # states one breadth-first step may hold
 
 STATUSES = ("solved", "unsolvable", "unknown")
@@ -128,6 +132,60 @@ def _buffers() -> _Buffers:
     return _BUF
 
 
+def _climb(b: _Buffers, root: np.ndarray, p: np.ndarray, cap: int):
+    """Enforced hill-climbing from ``root``: (path of kernel moves or None, nodes used)."""
+    b.stack[0] = root
+    mg._auto(b.stack[0], p, b.autobuf)
+    cq, cparent, cmove, ct1, ct2, cpath = b.climb_buffers()
+    cctr = np.zeros(2, np.int64)
+    e = ehc._ehc(b.stack[0], p, cq, cparent, cmove, ct1, ct2, b.moves[0].copy(), b.scores,
+                 b.autobuf, cpath, cctr, cap)
+    path = [int(x) for x in cpath[:cctr[1]]] if e == ehc.E_SOLVED else None
+    return path, int(cctr[0])
+
+
+def _dfs_phase(b: _Buffers, root: np.ndarray, p: np.ndarray, node_cap: int, deadline, max_memory: int):
+    """Run the depth-first search from ``root`` with a fresh table.
+
+    Returns (code, reason, counters); the kernel runs in slices so that the
+    clock and the memory budget are checked between them.
+    """
+    b.fresh_table()
+    ctr = np.zeros(dfs.C_SIZE, np.int64)
+    b.stack[0] = root
+    na = dfs._root(b.stack, b.moves, b.nmoves, b.nxt, b.scores, b.autobuf, b.t1, b.t2, ctr, p)
+    if mg._won(b.stack[0], p):
+        ctr[dfs.C_DEPTH] = 0
+        return dfs.R_SOLVED, "", ctr
+    if na < 0:
+        ctr[dfs.C_INCOMPLETE] = 1
+        return dfs.R_EXHAUSTED, "depth", ctr
+    while True:
+        slice_ = NODE_SLICE
+        if node_cap:
+            slice_ = min(slice_, node_cap - int(ctr[dfs.C_NODES]))
+            if slice_ <= 0:
+                return None, "nodes", ctr
+        code = dfs._dfs(b.stack, b.moves, b.nmoves, b.nxt, b.scores, b.autobuf, b.t1, b.t2, ctr, p, slice_)
+        if code == dfs.R_GROW:
+            cap = b.t1.shape[0] * 2
+            if cap * ENTRY_BYTES > max_memory:
+                return None, "memory", ctr
+            n1, n2 = new_table(cap)
+            _rehash(b.t1, b.t2, n1, n2)
+            b.t1, b.t2 = n1, n2
+            continue
+        if code != dfs.R_PAUSED:
+            return code, "", ctr
+        if deadline and time.perf_counter() > deadline:
+            return None, "time", ctr
+
+
+def _dfs_path(b: _Buffers, ctr: np.ndarray) -> list[int]:
+    """The kernel moves from the root to the solved position on the DFS stack."""
+    return [int(b.moves[k, b.nxt[k] - 1]) for k in range(int(ctr[dfs.C_DEPTH]))]
+
+
 def resolve_rules(variant: str | Rules, overrides=None) -> Rules:
     rules = variant if isinstance(variant, Rules) else get_rules(variant)
     return with_overrides(rules, overrides)
@@ -170,71 +228,44 @@ def solve(variant: str | Rules = "easy-harp", deal: int | None = None, *, layout
 
     t0 = time.perf_counter()
     b = _buffers()
-    b.fresh_table()
-    ctr = np.zeros(dfs.C_SIZE, np.int64)
-    b.stack[0] = root
-    na = dfs._root(b.stack, b.moves, b.nmoves, b.nxt, b.scores, b.autobuf, b.t1, b.t2, ctr, p)
-    climbed = None
-    if mg._won(b.stack[0], p):
-        code = dfs.R_SOLVED
-    elif na < 0:
-        ctr[dfs.C_INCOMPLETE] = 1
-        code = dfs.R_EXHAUSTED
-    else:
-        code = None
-        if algorithm == "climb":
-            budget = CLIMB_MAX_NODES if not max_nodes else min(CLIMB_MAX_NODES, int(max_nodes * CLIMB_SHARE))
-            cq, cparent, cmove, ct1, ct2, cpath = b.climb_buffers()
-            cctr = np.zeros(2, np.int64)
-            e = ehc._ehc(b.stack[0], p, cq, cparent, cmove, ct1, ct2, b.moves[0].copy(), b.scores,
-                         b.autobuf, cpath, cctr, budget)
-            ctr[dfs.C_NODES] = cctr[0]
-            if e == ehc.E_SOLVED:
-                climbed = [int(x) for x in cpath[:cctr[1]]]
-                code = dfs.R_SOLVED
-    if code is None:
-        while True:
-            slice_ = NODE_SLICE
-            if max_nodes:
-                slice_ = min(slice_, max_nodes - int(ctr[dfs.C_NODES]))
-                if slice_ <= 0:
-                    result.reason = "nodes"
-                    code = None
-                    break
-            code = dfs._dfs(b.stack, b.moves, b.nmoves, b.nxt, b.scores, b.autobuf,
-                            b.t1, b.t2, ctr, p, slice_)
-            if code == dfs.R_GROW:
-                cap = b.t1.shape[0] * 2
-                if cap * ENTRY_BYTES > max_memory:
-                    result.reason = "memory"
-                    code = None
-                    break
-                n1, n2 = new_table(cap)
-                _rehash(b.t1, b.t2, n1, n2)
-                b.t1, b.t2 = n1, n2
-                continue
-            if code != dfs.R_PAUSED:
-                break
-            if timeout and time.perf_counter() - t0 > timeout:
-                result.reason = "time"
-                code = None
-                break
-    result.nodes = int(ctr[dfs.C_NODES])
-    result.states = int(ctr[dfs.C_STORED])
-    result.max_depth = int(ctr[dfs.C_MAXDEPTH])
-    if code == dfs.R_SOLVED:
-        if climbed is not None:
-            path = climbed
+    total = max_nodes or 0
+    path, status, reason = None, "unknown", ""
+    nodes = states = depth = 0
+    if algorithm == "climb" and prune:
+        # Phases 1-2 look for a solution with extra, unproved cuts; only a
+        # solution counts from them (it is replayed like any other).
+        fast = kernel_params(rules, auto=auto, prune=prune, heuristic=HEURISTICS[heuristic], aggressive=True)
+        cap = CLIMB_MAX_NODES if not total else min(CLIMB_MAX_NODES, int(total * CLIMB_SHARE))
+        path, used = _climb(b, root, fast, cap)
+        nodes += used
+        if path is None:
+            cap = FAST_DFS_MAX_NODES if not total else min(FAST_DFS_MAX_NODES, int(total * FAST_DFS_SHARE))
+            code, why, c = _dfs_phase(b, root, fast, cap, None, max_memory)
+            nodes += int(c[dfs.C_NODES])
+            states, depth = int(c[dfs.C_STORED]), int(c[dfs.C_MAXDEPTH])
+            if code == dfs.R_SOLVED:
+                path = _dfs_path(b, c)
+    if path is None:
+        # The complete search: a fresh table, proved-sound cuts only.
+        left = (total - nodes) if total else 0
+        if total and left <= 0:
+            reason = "nodes"
         else:
-            depth = int(ctr[dfs.C_DEPTH]) if not mg._won(b.stack[0], p) else 0
-            path = [int(b.moves[k, b.nxt[k] - 1]) for k in range(depth)]
+            deadline = (t0 + timeout) if timeout else None
+            code, why, c = _dfs_phase(b, root, p, left, deadline, max_memory)
+            nodes += int(c[dfs.C_NODES])
+            states, depth = int(c[dfs.C_STORED]), int(c[dfs.C_MAXDEPTH])
+            if code == dfs.R_SOLVED:
+                path = _dfs_path(b, c)
+            elif code == dfs.R_EXHAUSTED and not c[dfs.C_INCOMPLETE]:
+                status = "unsolvable"
+            else:
+                reason = why or "depth"
+    if path is not None:
+        status = "solved"
         result.moves = path_tokens(root, path, p)
-        result.status = "solved"
-    elif code == dfs.R_EXHAUSTED:
-        if ctr[dfs.C_INCOMPLETE]:
-            result.reason = "depth"
-        else:
-            result.status = "unsolvable"
+    result.status, result.reason = status, reason
+    result.nodes, result.states, result.max_depth = nodes, states, depth
     result.seconds = time.perf_counter() - t0
     if result.status == "solved" and verify:
         from .reference import replay

@@ -84,11 +84,11 @@ STATE_BYTES = O_COLS + NCOL_MAX * MAXLEN  # 472
 
 # ---- the kernel's rules vector (int64), built by kernel_params ---------------
 P_NCOL, P_DECKS, P_DRAW, P_PASSES, P_BUILD_SUIT, P_RUNS, P_KING_RUNS, P_EMPTY_ANY, \
-    P_CELLS, P_TAKEBACK, P_COMPOUND, P_AUTO, P_PRUNE, P_EXACT_KEY, P_HEUR, P_SIZE = range(16)
+    P_CELLS, P_TAKEBACK, P_COMPOUND, P_AUTO, P_PRUNE, P_EXACT_KEY, P_HEUR, P_AGGRESSIVE, P_SIZE = range(17)
 
 
 def kernel_params(rules: Rules, *, compound: bool = True, auto: bool = True, prune: bool = True,
-                  exact_key: bool = False, heuristic: int = 0) -> np.ndarray:
+                  exact_key: bool = False, heuristic: int = 0, aggressive: bool = False) -> np.ndarray:
     """Translate a rules record (plus search switches) into the kernel's vector.
 
     ``compound``: stock moves are "play talon card i" (draws and recycles
@@ -97,6 +97,9 @@ def kernel_params(rules: Rules, *, compound: bool = True, auto: bool = True, pru
     provably lead to a state equal to one already generated.  ``exact_key``:
     keep the waste/stock boundary and recycles in the key even where they do
     not matter (used when counting positions exactly, as the reference does).
+    ``aggressive``: also drop moves that are very rarely needed but not
+    proved unnecessary (see movegen); only for finding solutions, never
+    for a proof of unsolvability.
     """
     p = np.zeros(P_SIZE, np.int64)
     p[P_NCOL] = rules.n_columns
@@ -114,6 +117,7 @@ def kernel_params(rules: Rules, *, compound: bool = True, auto: bool = True, pru
     p[P_PRUNE] = prune
     p[P_EXACT_KEY] = exact_key
     p[P_HEUR] = heuristic
+    p[P_AGGRESSIVE] = aggressive
     return p
 
 
