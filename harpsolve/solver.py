@@ -236,10 +236,11 @@ def solve(variant: str | Rules = "easy-harp", deal: int | None = None, *, layout
         # solution counts from them (it is replayed like any other).
         fast = kernel_params(rules, auto=auto, prune=prune, heuristic=HEURISTICS[heuristic], aggressive=True)
         cap = CLIMB_MAX_NODES if not total else min(CLIMB_MAX_NODES, int(total * CLIMB_SHARE))
-        path, used = _climb(b, root, fast, cap)
-        nodes += used
-        if path is None:
-            cap = FAST_DFS_MAX_NODES if not total else min(FAST_DFS_MAX_NODES, int(total * FAST_DFS_SHARE))
+        if cap > 0:
+            path, used = _climb(b, root, fast, cap)
+            nodes += used
+        cap = FAST_DFS_MAX_NODES if not total else min(FAST_DFS_MAX_NODES, int(total * FAST_DFS_SHARE))
+        if path is None and cap > 0:
             code, why, c = _dfs_phase(b, root, fast, cap, None, max_memory)
             nodes += int(c[dfs.C_NODES])
             states, depth = int(c[dfs.C_STORED]), int(c[dfs.C_MAXDEPTH])

@@ -63,7 +63,7 @@ def _ehc(start, p, queue, parent, pmove, t1, t2, moves, scores, autobuf, path, c
         found = -1
         stored = 1
         limit_stored = t1.shape[0] // 2
-        while head < tail and found < 0:
+        while head < tail and found < 0 and nodes < node_budget:
             n = _gen(queue[head], p, moves, scores)
             if n < 0:
                 break
@@ -87,8 +87,6 @@ def _ehc(start, p, queue, parent, pmove, t1, t2, moves, scores, autobuf, path, c
                     found = tail - 1
                     break
             head += 1
-            if nodes >= node_budget:
-                break
         if found < 0:
             ctr[0] = nodes
             ctr[1] = plen
