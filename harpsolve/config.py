@@ -15,14 +15,15 @@ from pathlib import Path
 import numba
 
 _HERE = Path(__file__).resolve().parent
-_KERNEL_SOURCES = ["config.py", "state.py", "movegen.py", "search/dfs.py", "search/tt.py"]
+_KERNEL_SOURCES = ["config.py", "state.py", "movegen.py"]
 
 
 def _cache_dir() -> str:
     h = hashlib.sha256()
-    for name in _KERNEL_SOURCES:
+    files = [_HERE / name for name in _KERNEL_SOURCES] + sorted((_HERE / "search").glob("*.py"))
+    for path in files:
         try:
-            h.update((_HERE / name).read_bytes())
+            h.update(path.read_bytes())
         except OSError:
             pass
     h.update(numba.__version__.encode())

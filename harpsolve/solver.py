@@ -20,14 +20,16 @@ import numpy as np
 from . import movegen as mg
 from .layout import Layout
 from .rules import Rules, get_rules, with_overrides
-from .search import ALGORITHM_NAMES, DEFAULT_ALGORITHM, DEFAULT_HEURISTIC, HEURISTIC_NAMES, dfs, ehc
+from .search import shortcut as short
+from .search import ALGORITHM_NAMES, ASTAR_ALGORITHMS, DEFAULT_ALGORITHM, DEFAULT_HEURISTIC, HEURISTIC_NAMES, dfs, ehc
 from .search.tt import ENTRY_BYTES, _rehash, new_table
 from .solution import path_tokens
-from .state import STATE_BYTES, kernel_params, pack
+from .state import O_OBLIG, STATE_BYTES, kernel_params, pack
 
 DEFAULT_MAX_NODES = 2_000_000
 DEFAULT_MAX_MEMORY = 1 << 30  # bytes for the transposition table
-MAX_DEPTH = 4096
+MAX_DEPTH = 32768       # deepest search path (past it: "unknown", never "unsolvable")
+MOVE_STACK = 1 << 22    # move lists of all the nodes on the path, stacked
 NODE_SLICE = 250_000
 INITIAL_TABLE = 1 << 16
 
@@ -64,6 +66,8 @@ class SolveResult:
     reason: str = ""
     max_depth: int = 0
     settings: dict = field(default_factory=dict)
+    # A*/weighted A* only: cost model, cost, weight, whether proved minimal, lower bound
+    optimality: dict | None = None
 
     @property
     def solved(self) -> bool:
@@ -83,6 +87,8 @@ class SolveResult:
         d.update(nodes=self.nodes, states=self.states, seconds=round(self.seconds, 6))
         if self.reason:
             d["reason"] = self.reason
+        if self.optimality is not None:
+            d["optimality"] = self.optimality
         return d
 
 
@@ -97,7 +103,8 @@ class _Buffers:
 
     def __init__(self):
         self.stack = np.zeros((MAX_DEPTH + 1, STATE_BYTES), np.uint8)
-        self.moves = np.zeros((MAX_DEPTH, mg.MAX_MOVES), np.int64)
+        self.moves = np.zeros(MOVE_STACK, np.int64)
+        self.mstart = np.zeros(MAX_DEPTH, np.int64)
         self.nmoves = np.zeros(MAX_DEPTH, np.int32)
         self.nxt = np.zeros(MAX_DEPTH, np.int32)
         self.scores = np.zeros(mg.MAX_MOVES, np.int32)
@@ -138,7 +145,7 @@ def _climb(b: _Buffers, root: np.ndarray, p: np.ndarray, cap: int):
     mg._auto(b.stack[0], p, b.autobuf)
     cq, cparent, cmove, ct1, ct2, cpath = b.climb_buffers()
     cctr = np.zeros(2, np.int64)
-    e = ehc._ehc(b.stack[0], p, cq, cparent, cmove, ct1, ct2, b.moves[0].copy(), b.scores,
+    e = ehc._ehc(b.stack[0], p, cq, cparent, cmove, ct1, ct2, np.zeros(mg.MAX_MOVES, np.int64), b.scores,
                  b.autobuf, cpath, cctr, cap)
     path = [int(x) for x in cpath[:cctr[1]]] if e == ehc.E_SOLVED else None
     return path, int(cctr[0])
@@ -153,7 +160,7 @@ def _dfs_phase(b: _Buffers, root: np.ndarray, p: np.ndarray, node_cap: int, dead
     b.fresh_table()
     ctr = np.zeros(dfs.C_SIZE, np.int64)
     b.stack[0] = root
-    na = dfs._root(b.stack, b.moves, b.nmoves, b.nxt, b.scores, b.autobuf, b.t1, b.t2, ctr, p)
+    na = dfs._root(b.stack, b.moves, b.mstart, b.nmoves, b.nxt, b.scores, b.autobuf, b.t1, b.t2, ctr, p)
     if mg._won(b.stack[0], p):
         ctr[dfs.C_DEPTH] = 0
         return dfs.R_SOLVED, "", ctr
@@ -166,7 +173,8 @@ def _dfs_phase(b: _Buffers, root: np.ndarray, p: np.ndarray, node_cap: int, dead
             slice_ = min(slice_, node_cap - int(ctr[dfs.C_NODES]))
             if slice_ <= 0:
                 return None, "nodes", ctr
-        code = dfs._dfs(b.stack, b.moves, b.nmoves, b.nxt, b.scores, b.autobuf, b.t1, b.t2, ctr, p, slice_)
+        code = dfs._dfs(b.stack, b.moves, b.mstart, b.nmoves, b.nxt, b.scores, b.autobuf,
+                        b.t1, b.t2, ctr, p, slice_)
         if code == dfs.R_GROW:
             cap = b.t1.shape[0] * 2
             if cap * ENTRY_BYTES > max_memory:
@@ -183,7 +191,52 @@ def _dfs_phase(b: _Buffers, root: np.ndarray, p: np.ndarray, node_cap: int, dead
 
 def _dfs_path(b: _Buffers, ctr: np.ndarray) -> list[int]:
     """The kernel moves from the root to the solved position on the DFS stack."""
-    return [int(b.moves[k, b.nxt[k] - 1]) for k in range(int(ctr[dfs.C_DEPTH]))]
+    return [int(b.moves[b.mstart[k] + b.nxt[k] - 1]) for k in range(int(ctr[dfs.C_DEPTH]))]
+
+
+def shorten(root: np.ndarray, path: list[int], p: np.ndarray) -> list[int]:
+    """Cut every loop out of a solution path: where a position repeats, drop the moves between.
+
+    Depth-first search finds long, wandering solutions; a position met twice
+    (byte for byte, so the later moves still apply) means the moves between
+    the two visits did nothing.  The result replays exactly like the input.
+    """
+    st = root.copy()
+    buf = np.zeros(256, np.int64)
+    mg._auto(st, p, buf)
+    seen = {st.tobytes(): 0}
+    kept: list[int] = []
+    for m in path:
+        mg._apply(st, np.int64(m), p)
+        if st[O_OBLIG] == 0:
+            mg._auto(st, p, buf)
+        key = st.tobytes()
+        if key in seen:
+            del kept[seen[key]:]
+            # forget the positions inside the cut loop
+            seen = {k: i for k, i in seen.items() if i <= len(kept)}
+        else:
+            kept.append(m)
+            seen[key] = len(kept)
+    return kept
+
+
+def shortcut(root: np.ndarray, path: list[int], p: np.ndarray) -> list[int]:
+    """Jump ahead wherever one move reaches a later position of the path (search/shortcut.py)."""
+    if not path:
+        return path
+    st = root.copy()
+    buf = np.zeros(256, np.int64)
+    mg._auto(st, p, buf)
+    arr = np.array(path, np.int64)
+    out = np.zeros(len(path), np.int64)
+    for _ in range(3):  # a jump can open new ones; a few passes catch nearly all
+        n = short._shortcut(st, arr, len(arr), p, np.zeros(mg.MAX_MOVES, np.int64),
+                            np.zeros(mg.MAX_MOVES, np.int32), buf, out)
+        if n == len(arr):
+            break
+        arr = out[:n].copy()
+    return [int(x) for x in arr]
 
 
 def resolve_rules(variant: str | Rules, overrides=None) -> Rules:
@@ -194,7 +247,8 @@ def resolve_rules(variant: str | Rules, overrides=None) -> Rules:
 def solve(variant: str | Rules = "easy-harp", deal: int | None = None, *, layout: Layout | None = None,
           overrides=None, max_nodes: int | None = DEFAULT_MAX_NODES, timeout: float | None = None,
           max_memory: int = DEFAULT_MAX_MEMORY, heuristic: str = DEFAULT_HEURISTIC, verify: bool = True,
-          auto: bool = True, prune: bool = True, algorithm: str = DEFAULT_ALGORITHM) -> SolveResult:
+          auto: bool = True, prune: bool = True, algorithm: str = DEFAULT_ALGORITHM,
+          weight: float | None = None, cost: str = "tokens") -> SolveResult:
     """Classify one deal (by number) or one layout.
 
     ``max_nodes``/``timeout``/``max_memory`` are the budgets (None or 0 = no
@@ -202,6 +256,9 @@ def solve(variant: str | Rules = "easy-harp", deal: int | None = None, *, layout
     reference engine and raises :class:`SolverError` if it does not win --
     a solution is never returned unchecked.  ``auto``/``prune`` switch off
     the safe-move and symmetry prunings (for soundness tests).
+    ``algorithm="astar"``/``"wastar"`` (with ``weight``, default 2) look for
+    a minimal solution under the ``cost`` model (tokens, moves, or score for
+    the best easy-harp score): see :func:`_solve_astar`.
     """
     rules = resolve_rules(variant, overrides)
     if layout is None:
@@ -225,6 +282,9 @@ def solve(variant: str | Rules = "easy-harp", deal: int | None = None, *, layout
     settings = dict(max_nodes=max_nodes or 0, timeout=timeout or 0.0, max_memory=max_memory,
                     heuristic=heuristic, auto=auto, prune=prune, algorithm=algorithm)
     result = SolveResult(rules.name, deal, rules, layout, "unknown", settings=settings)
+    if algorithm in ASTAR_ALGORITHMS:
+        return _solve_astar(result, root, algorithm, weight, cost, auto=auto, prune=prune, max_nodes=max_nodes,
+                            timeout=timeout, max_memory=max_memory, verify=verify)
 
     t0 = time.perf_counter()
     b = _buffers()
@@ -240,7 +300,9 @@ def solve(variant: str | Rules = "easy-harp", deal: int | None = None, *, layout
             path, used = _climb(b, root, fast, cap)
             nodes += used
         cap = FAST_DFS_MAX_NODES if not total else min(FAST_DFS_MAX_NODES, int(total * FAST_DFS_SHARE))
-        if path is None and cap > 0:
+        # the extra cut only touches run moves: without them phase 2 would
+        # repeat phase 3's search
+        if path is None and cap > 0 and rules.column_moves == "runs":
             code, why, c = _dfs_phase(b, root, fast, cap, None, max_memory)
             nodes += int(c[dfs.C_NODES])
             states, depth = int(c[dfs.C_STORED]), int(c[dfs.C_MAXDEPTH])
@@ -264,19 +326,84 @@ def solve(variant: str | Rules = "easy-harp", deal: int | None = None, *, layout
                 reason = why or "depth"
     if path is not None:
         status = "solved"
-        result.moves = path_tokens(root, path, p)
+        result.moves = path_tokens(root, shortcut(root, shorten(root, path, p), p), p)
     result.status, result.reason = status, reason
     result.nodes, result.states, result.max_depth = nodes, states, depth
     result.seconds = time.perf_counter() - t0
-    if result.status == "solved" and verify:
-        from .reference import replay
-
-        rep = replay(rules, layout, result.moves)
-        if not (rep.ok and rep.won):
-            raise SolverError(f"internal error: the solution failed replay at move {rep.error_index}: {rep.error}")
-        if rules.scoring == "easy-harp":
-            result.score = rep.score
+    _check(result, verify)
     # keep one big table around only while it is modest; free the rest
     if b.t1.shape[0] * ENTRY_BYTES > (64 << 20):
         b.t1, b.t2 = new_table(INITIAL_TABLE)
+    return result
+
+
+def _check(result: SolveResult, verify: bool) -> None:
+    """Replay a solution in the reference engine (raise SolverError unless it wins); set the score."""
+    if result.status == "solved" and verify:
+        from .reference import replay
+
+        rep = replay(result.rules, result.layout, result.moves)
+        if not (rep.ok and rep.won):
+            raise SolverError(f"internal error: the solution failed replay at move {rep.error_index}: {rep.error}")
+        if result.rules.scoring == "easy-harp":
+            result.score = rep.score
+
+
+# ---- A* and weighted A* (search/astar.py) --------------------------------------------------
+DEFAULT_WEIGHT = 2.0
+
+
+def _solve_astar(result: SolveResult, root, algorithm: str, weight, cost: str, *, auto, prune, max_nodes, timeout,
+                 max_memory, verify) -> SolveResult:
+    """A* (a minimal solution under ``cost``) or weighted A* (within a factor ``weight``).
+
+    ``result.optimality`` records the cost model, the weight, the solution's
+    cost and ``proved`` ("minimal" for A*, "within-weight" for weighted A*),
+    or, when a budget ran out under A*, a ``lower_bound`` on the minimal
+    cost.  For ``cost="score"`` it also has ``clean_score`` (the score less
+    10 per take-back: what the search maximises) and, unsolved, the
+    ``score_bound`` no solution's clean score exceeds.
+    """
+    from .rules import RulesError
+    from .search import COST_NAMES, astar
+
+    rules = result.rules
+    if cost not in COST_NAMES:
+        raise RulesError(f"unknown cost model {cost!r}; known: {', '.join(COST_NAMES)}")
+    if cost == "score" and rules.scoring != "easy-harp":
+        raise RulesError(f"{rules.label} has no score (only the easy-harp scoring does)")
+    if algorithm == "astar":
+        if weight not in (None, 1, 1.0):
+            raise RulesError("A* has weight 1; use the wastar algorithm for another weight")
+        weight = 1.0
+    else:
+        weight = DEFAULT_WEIGHT if weight is None else float(weight)
+        if not weight >= 1:
+            raise RulesError(f"the weight of weighted A* is a number >= 1, not {weight:g}")
+    result.settings.update(weight=weight, cost=cost)
+    t0 = time.perf_counter()
+    p = astar.params_for(rules, cost, auto=auto, prune=prune)
+    r = astar.run(root, p, cost, weight, max_nodes=max_nodes, timeout=timeout, max_memory=max_memory, t0=t0)
+    result.nodes, result.states = r.nodes, r.states
+    opt = dict(cost_model=cost, weight=weight)
+    if r.path is not None:
+        result.status = "solved"
+        result.moves = path_tokens(root, r.path, p)
+        result.max_depth = len(r.path)
+        opt.update(cost=r.cost, proved="minimal" if weight == 1 else "within-weight")
+    elif r.code == astar.R_EXHAUSTED:
+        result.status = "unsolvable"
+    else:
+        result.reason = r.reason
+        if r.lower_bound is not None:
+            opt["lower_bound"] = r.lower_bound
+    result.seconds = time.perf_counter() - t0
+    result.optimality = opt
+    _check(result, verify)
+    if cost == "score":
+        best = opt["ceiling"] = astar.clean_score_ceiling(result.layout, rules)
+        if result.solved and result.score is not None:
+            opt["clean_score"] = result.score - 10 * sum(m.startswith("f>") for m in result.moves)
+        if "lower_bound" in opt:
+            opt["score_bound"] = best - 5 * astar.score_bound(opt["lower_bound"])
     return result

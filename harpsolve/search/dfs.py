@@ -97,11 +97,16 @@ def _order_children(st, p, moves, n, scratch, keys, autobuf):
 
 
 @njit(**JIT)
-def _dfs(stack, moves, nmoves, nxt, scores, autobuf, t1, t2, ctr, p, node_slice):
+def _dfs(stack, moves, mstart, nmoves, nxt, scores, autobuf, t1, t2, ctr, p, node_slice):
+    """Search on; the moves of depth d are moves[mstart[d] : mstart[d] + nmoves[d]].
+
+    Move lists are stacked in one flat array (a deep path of nodes with few
+    moves costs little), and keys live in ``ctr`` so a call resumes exactly.
+    """
     d = ctr[C_DEPTH]
     nodes = ctr[C_NODES]
     scratch = np.empty_like(stack[0])
-    keys = np.empty(moves.shape[1], np.int64)
+    keys = np.empty(scores.shape[0], np.int64)
     limit = nodes + node_slice
     maxd = stack.shape[0] - 1
     cap_half = t1.shape[0] // 2
@@ -117,7 +122,7 @@ def _dfs(stack, moves, nmoves, nxt, scores, autobuf, t1, t2, ctr, p, node_slice)
             ctr[C_DEPTH] = d
             ctr[C_NODES] = nodes
             return R_PAUSED if nodes >= limit else R_GROW
-        m = moves[d, nxt[d]]
+        m = moves[mstart[d] + nxt[d]]
         nxt[d] += 1
         child = stack[d + 1]
         child[:] = stack[d]
@@ -136,11 +141,17 @@ def _dfs(stack, moves, nmoves, nxt, scores, autobuf, t1, t2, ctr, p, node_slice)
         if d + 1 >= maxd:
             ctr[C_INCOMPLETE] = 1
             continue
-        n = _gen(child, p, moves[d + 1], scores)
+        lo = mstart[d] + nmoves[d]
+        if lo + scores.shape[0] > moves.shape[0]:
+            ctr[C_INCOMPLETE] = 1  # out of move-stack room: explore no deeper here
+            continue
+        mine = moves[lo:lo + scores.shape[0]]
+        n = _gen(child, p, mine, scores)
         if n < 0:
             ctr[C_INCOMPLETE] = 1
             continue
-        _order_children(child, p, moves[d + 1], n, scratch, keys, autobuf)
+        _order_children(child, p, mine, n, scratch, keys, autobuf)
+        mstart[d + 1] = lo
         nmoves[d + 1] = n
         nxt[d + 1] = 0
         d += 1
@@ -149,7 +160,7 @@ def _dfs(stack, moves, nmoves, nxt, scores, autobuf, t1, t2, ctr, p, node_slice)
 
 
 @njit(**JIT)
-def _root(stack, moves, nmoves, nxt, scores, autobuf, t1, t2, ctr, p):
+def _root(stack, moves, mstart, nmoves, nxt, scores, autobuf, t1, t2, ctr, p):
     """Prepare depth 0: safe moves, the root's fingerprint and moves.
 
     Returns the number of automatic moves made at the root (in ``autobuf``),
@@ -160,11 +171,12 @@ def _root(stack, moves, nmoves, nxt, scores, autobuf, t1, t2, ctr, p):
     _insert(t1, t2, h1, h2)
     ctr[C_STORED] = 1
     ctr[C_DEPTH] = 0
-    n = _gen(stack[0], p, moves[0], scores)
+    mstart[0] = 0
+    n = _gen(stack[0], p, moves[:scores.shape[0]], scores)
     if n < 0:
         return -1
-    _order_children(stack[0], p, moves[0], n, np.empty_like(stack[0]),
-                    np.empty(moves.shape[1], np.int64), autobuf)
+    _order_children(stack[0], p, moves[:scores.shape[0]], n, np.empty_like(stack[0]),
+                    np.empty(scores.shape[0], np.int64), autobuf)
     nmoves[0] = n
     nxt[0] = 0
     return na
