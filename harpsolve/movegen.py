@@ -349,6 +349,21 @@ def _auto(st, p, out):
     return count
 
 
+@njit(**JIT)
+def _can_move_on(st, p, card, c):
+    """Could ``card`` (under the top of column c) go onto some other column's top?"""
+    for t in range(p[P_NCOL]):
+        if t == c:
+            continue
+        tl = np.int64(st[O_LEN + t])
+        if tl == 0:
+            if p[P_EMPTY_ANY] or card % 13 == 12:
+                return True
+        elif _builds(card, np.int64(st[O_COLS + MAXLEN * t + tl - 1]), p[P_BUILD_SUIT]):
+            return True
+    return False
+
+
 # ---- move generation -----------------------------------------------------------------
 # Ordering: lower score first.  Foundation moves, then moves that turn a
 # hidden card (deepest pile first) or empty a column, then cards from the
@@ -591,12 +606,16 @@ def _gen(st, p, out, scores):
                 continue
             uncovers = j == down and down > 0
             empties = j == 0
-            if p[P_AGGRESSIVE] and p[P_RUNS] and not (uncovers or empties):
-                # Aggressive (solution finding only, never a proof): split a
-                # built run only when the card it uncovers can go home next,
-                # as classic Klondike solvers do.  Not proved safe.
-                if _found_place(st, np.int64(st[base + j - 1]), p) < 0:
-                    continue
+            if p[P_AGGRESSIVE] and not (uncovers or empties):
+                # Aggressive (solution finding only, never a proof; not proved
+                # safe).  Runs: split a built run only when the card it
+                # uncovers can go home next, as classic Klondike solvers do.
+                # Single cards: take a card off a face-up card only when that
+                # card can then move on (home, or onto another column).
+                under = np.int64(st[base + j - 1])
+                if _found_place(st, under, p) < 0:
+                    if p[P_RUNS] or not _can_move_on(st, p, under, c):
+                        continue
             if uncovers:
                 sc = 100 - down
             elif empties:

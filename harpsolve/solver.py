@@ -300,9 +300,7 @@ def solve(variant: str | Rules = "easy-harp", deal: int | None = None, *, layout
             path, used = _climb(b, root, fast, cap)
             nodes += used
         cap = FAST_DFS_MAX_NODES if not total else min(FAST_DFS_MAX_NODES, int(total * FAST_DFS_SHARE))
-        # the extra cut only touches run moves: without them phase 2 would
-        # repeat phase 3's search
-        if path is None and cap > 0 and rules.column_moves == "runs":
+        if path is None and cap > 0:
             code, why, c = _dfs_phase(b, root, fast, cap, None, max_memory)
             nodes += int(c[dfs.C_NODES])
             states, depth = int(c[dfs.C_STORED]), int(c[dfs.C_MAXDEPTH])
