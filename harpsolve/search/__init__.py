@@ -1,7 +1,8 @@
 """Search algorithms over packed states.
 
 ``dfs``: the complete classifier (depth-first search with a transposition
-table); ``ehc``: enforced hill-climbing, a fast first try at a solution.
+table); ``ehc``: enforced hill-climbing, a fast first try at a solution;
+``astar``: A* and weighted A* for shortest solutions and best scores.
 The names below are what ``--heuristic`` and ``--algorithm`` accept; they
 live here, away from the kernels, so the command line can list them without
 importing numba.
@@ -13,5 +14,9 @@ DEFAULT_HEURISTIC = "lookahead"
 
 # "climb": enforced hill-climbing first, then the complete depth-first search
 # with what is left of the node budget.  "dfs": depth-first search only.
-ALGORITHM_NAMES = ("climb", "dfs")
+# "astar": A*, a minimal solution under a cost model (search/astar.py);
+# "wastar": weighted A*, a solution within a factor --weight of minimal.
+ALGORITHM_NAMES = ("climb", "dfs", "astar", "wastar")
+ASTAR_ALGORITHMS = ("astar", "wastar")
+COST_NAMES = ("tokens", "moves", "score")
 DEFAULT_ALGORITHM = "climb"
