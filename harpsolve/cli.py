@@ -8,6 +8,7 @@ need them, so ``harpsolve --help`` stays fast and never imports numba.
 from __future__ import annotations
 
 import functools
+import math
 import sys
 
 import click
@@ -157,7 +158,7 @@ EXIT_UNKNOWN = 11
 _STATUS_EXIT = {"solved": 0, "unsolvable": EXIT_UNSOLVABLE, "unknown": EXIT_UNKNOWN}
 
 # the names live in harpsolve.search (no numba), so `--help` can list them
-from .search import ALGORITHM_NAMES, HEURISTIC_NAMES  # noqa: E402
+from .search import ALGORITHM_NAMES, ASTAR_ALGORITHMS, COST_NAMES, HEURISTIC_NAMES  # noqa: E402
 
 _UNKNOWN_WHY = {
     "nodes": "the node budget ran out",
@@ -266,10 +267,43 @@ def _summary(result) -> list[str]:
         why = _UNKNOWN_WHY.get(result.reason, result.reason or "a budget ran out")
         head = f"unknown: {why}" + (f" ({budget})" if budget else "")
     took = f"{result.seconds * 1e3:.1f} ms" if result.seconds < 10 else f"{result.seconds:.1f} s"
-    return [head, f"nodes {result.nodes:,}, states {result.states:,}, {took}"]
+    return [head, f"nodes {result.nodes:,}, states {result.states:,}, {took}"] + _optimality_lines(result)
 
 
-def _warm_up(solve, rules, layout) -> None:
+def _optimality_lines(result) -> list[str]:
+    """What A* proved (or only found): minimal, within a weight, or a bound (search/astar.py)."""
+    o = result.optimality
+    if not o:
+        return []
+    unit = {"tokens": "moves", "moves": "search moves (draws not counted)"}.get(o.get("cost_model"), "")
+    proved = o.get("proved")
+    if o.get("cost_model") == "score":
+        clean = o.get("clean_score")
+        if proved == "minimal":
+            return [f"best score: proved maximal (clean score {clean}: the score less 10 per take-back)"]
+        if proved == "within-weight":
+            return [f"score: clean score {clean} (the score less 10 per take-back); weighted A*: its shortfall "
+                    f"from {o.get('ceiling')} is at most {o['weight']:g} x the best line's"]
+        out = []
+        if clean is not None:
+            out.append(f"best score found: clean score {clean} (the score less 10 per take-back), "
+                       f"not proved maximal; found by {o.get('found_by')}")
+        if "score_bound" in o:
+            out.append(f"no solution has a clean score above {o['score_bound']}")
+        return out
+    if proved == "minimal":
+        return [f"shortest: proved minimal ({o['cost']} {unit})"]
+    if proved == "within-weight":
+        return [f"within {o['weight']:g} x the shortest (weighted A*: {o['cost']} {unit})"]
+    out = []
+    if result.solved and proved == "no":
+        out.append(f"best found: {o['cost']} {unit}, not proved minimal; found by {o.get('found_by')}")
+    if "lower_bound" in o:
+        out.append(f"no solution has fewer than {int(math.ceil(o['lower_bound'] - 1e-9))} {unit}")
+    return out
+
+
+def _warm_up(solve, rules, layout, **kw) -> None:
     """Load (or compile) every kernel a solve uses, so that neither the reported
     seconds nor a --timeout include it: the search on the user's position,
     and the token writer on a position one king from won (from the stock
@@ -277,7 +311,7 @@ def _warm_up(solve, rules, layout) -> None:
     from .cards import make_card
     from .layout import Layout
 
-    solve(rules, layout=layout, max_nodes=1000, verify=False)
+    solve(rules, layout=layout, max_nodes=1000, verify=False, **kw)
     kings = [make_card(13, suit) for suit in range(4) for _ in range(rules.decks)]
     last = kings.pop(0)
     columns = [[] for _ in range(rules.n_columns)]
@@ -285,7 +319,7 @@ def _warm_up(solve, rules, layout) -> None:
     if not stock:
         columns[0].append(last)
     one_left = Layout(columns, [0] * rules.n_columns, stock=stock, foundations=kings + [make_card(12, 0)])
-    solve(rules, layout=one_left, max_nodes=1000, verify=False)
+    solve(rules, layout=one_left, max_nodes=1000, verify=False, **kw)
 
 
 @main.command("solve")
@@ -301,6 +335,17 @@ def _warm_up(solve, rules, layout) -> None:
               help="Transposition-table budget in bytes or with K/M/G (512M, 2G) [default: the solver's].")
 @click.option("--heuristic", default=None, metavar="NAME",
               help=f"Move ordering: {', '.join(HEURISTIC_NAMES)} [default: the solver's].")
+@click.option("--algorithm", default=None, metavar="NAME",
+              help=f"Search: {', '.join(ALGORITHM_NAMES)} [default: climb, the classifier]. astar: a minimal "
+                   "solution under --cost; wastar: one within a factor --weight of minimal.")
+@click.option("--weight", type=float, default=None, help="Weighted A*'s factor (>= 1) [default: 2].")
+@click.option("--cost", type=click.Choice(COST_NAMES), default=None,
+              help="What astar/wastar minimise: tokens (moves of the solution, draws included), moves "
+                   "(search moves) or score (easy-harp: the best score) [default: tokens].")
+@click.option("--shortest", is_flag=True,
+              help="A* for the fewest moves; says whether the solution is proved minimal or the best found.")
+@click.option("--best-score", is_flag=True,
+              help="easy-harp: A* for the highest score (less 10 per take-back); proved or best found.")
 @click.option("--json", "as_json", is_flag=True, help="Print the solution JSON (SPEC §4) instead of the summary.")
 @click.option("--show", is_flag=True, help="Step through the solution: the board before the first move and after each move.")
 @click.option("--show-every", type=int, default=None, metavar="K",
@@ -309,7 +354,7 @@ def _warm_up(solve, rules, layout) -> None:
               help="Also save the solution JSON to FILE (check it with `harpsolve verify FILE`).")
 @friendly
 def solve_cmd(variant, deal_ref, layout_file, rule_overrides, max_nodes, timeout, max_memory, heuristic,
-              as_json, show, show_every, out_file):
+              algorithm, weight, cost, shortest, best_score, as_json, show, show_every, out_file):
     """Solve deal N (or code EH1-N-…, or the daily deal) of VARIANT, or a layout file.
 
     \b
@@ -318,6 +363,8 @@ def solve_cmd(variant, deal_ref, layout_file, rule_overrides, max_nodes, timeout
       harpsolve solve klondike-3 3 --json > k3-3.json
       harpsolve solve easy-harp --layout my-game.txt --rule takeback=false
       harpsolve solve --layout deal.json        (the variant from the file)
+      harpsolve solve bakers-game 1 --shortest  (A*; proved minimal or best found)
+      harpsolve solve easy-harp 5 --best-score
 
     A solution is replayed to a win by the reference engine before it is
     printed. A time budget depends on the machine; a node budget does not.
@@ -340,6 +387,18 @@ def solve_cmd(variant, deal_ref, layout_file, rule_overrides, max_nodes, timeout
         fail("choose one of --json and --show")
     if show_every is not None and show_every < 1:
         fail(f"--show-every takes a number of moves >= 1, not {show_every}")
+    if shortest and best_score:
+        fail("choose one of --shortest and --best-score")
+    if (shortest or best_score) and (algorithm or weight is not None or cost):
+        fail("--shortest and --best-score choose their own search: drop --algorithm, --weight and --cost")
+    if algorithm is not None and algorithm not in ALGORITHM_NAMES:
+        fail(f"unknown algorithm {algorithm!r}; known: {', '.join(ALGORITHM_NAMES)}")
+    if weight is not None and algorithm != "wastar":
+        fail("--weight goes with --algorithm wastar")
+    if weight is not None and not weight >= 1:
+        fail(f"--weight takes a number >= 1, not {weight:g}")
+    if cost is not None and algorithm not in ASTAR_ALGORITHMS:
+        fail("--cost goes with --algorithm astar or wastar")
     if max_nodes is not None and max_nodes < 0:
         fail(f"--max-nodes takes a number >= 0 (0 = no limit), not {max_nodes}")
     if timeout is not None and timeout < 0:
@@ -377,9 +436,27 @@ def solve_cmd(variant, deal_ref, layout_file, rule_overrides, max_nodes, timeout
         budgets["max_nodes"] = max_nodes
     if timeout is not None:
         budgets["timeout"] = timeout
+    search = {}
+    if algorithm is not None:
+        search["algorithm"] = algorithm
+    if weight is not None:
+        search["weight"] = weight
+    if cost is not None:
+        search["cost"] = cost
+    if best_score and rules.scoring != "easy-harp":
+        fail(f"--best-score needs the easy-harp score; {rules.label} has none")
     try:
-        _warm_up(solve, rules, layout)
-        result = solve(rules, number, layout=layout, **budgets)
+        if shortest or best_score:
+            from . import optimal
+
+            budgets.pop("heuristic", None)
+            _warm_up(solve, rules, layout, algorithm="astar")
+            _warm_up(solve, rules, layout)
+            run = optimal.shortest if shortest else optimal.best_score
+            result = run(rules, number, layout=layout, **budgets)
+        else:
+            _warm_up(solve, rules, layout, **search)
+            result = solve(rules, number, layout=layout, **budgets, **search)
     except SolverError as e:
         fail(str(e), EXIT_INTERNAL)
     except MemoryError:
@@ -476,6 +553,9 @@ def _results_friendly(fn):
 @click.option("--max-memory", default=None,
               help="Transposition-table budget per worker, in bytes or with K/M/G (512M, 2G) [default: the solver's].")
 @click.option("--heuristic", default=None, help="Search heuristic [default: the solver's].")
+@click.option("--algorithm", default=None,
+              help=f"Search: {', '.join(ALGORITHM_NAMES)} [default: climb, the classifier].")
+@click.option("--weight", type=float, default=None, help="Weighted A*'s factor (>= 1) [default: 2].")
 @click.option("--workers", "-j", type=int, default=None, help="Worker processes [default: all cores].")
 @click.option("--engine", type=click.Choice(["local", "dask"]), default="local", show_default=True,
               help="local: worker processes here; dask: Dask distributed (LocalCluster unless --scheduler).")
@@ -483,8 +563,8 @@ def _results_friendly(fn):
 @click.option("--chunk-size", type=int, default=None, help="Deals per task [default: sized to take ~10 s].")
 @click.option("--no-progress", is_flag=True, help="No progress bar.")
 @_results_friendly
-def sweep_cmd(variant, deal_range, out, rule_overrides, max_nodes, timeout, max_memory, heuristic, workers,
-              engine, scheduler, chunk_size, no_progress):
+def sweep_cmd(variant, deal_range, out, rule_overrides, max_nodes, timeout, max_memory, heuristic, algorithm,
+              weight, workers, engine, scheduler, chunk_size, no_progress):
     """Solve every deal of RANGE (default 1-999999) into Parquet files in --out.
 
     \b
@@ -498,7 +578,7 @@ def sweep_cmd(variant, deal_range, out, rule_overrides, max_nodes, timeout, max_
     from .sweep import format_range, parse_range, parse_size, sweep
 
     deals = parse_range(deal_range)
-    budgets = dict(max_nodes=max_nodes, timeout=timeout, heuristic=heuristic,
+    budgets = dict(max_nodes=max_nodes, timeout=timeout, heuristic=heuristic, algorithm=algorithm, weight=weight,
                    max_memory=parse_size(max_memory) if max_memory is not None else None)
     try:
         s = sweep(variant, deals, out, rule_overrides, budgets, workers=workers, engine=engine,
@@ -556,6 +636,78 @@ def compare_cmd(a, b, limit):
     c = compare(a, b)
     click.echo(compare_text(c, limit))
     if c.conflicts or c.internal:
+        sys.exit(1)
+
+
+# ---- bench -----------------------------------------------------------------------------
+@main.command("bench")
+@click.argument("variant")
+@click.argument("deal_range", metavar="RANGE")
+@click.option("--heuristic", "heuristics", default=None, metavar="A,B,…",
+              help=f"Move orderings to compare (comma-separated): {', '.join(HEURISTIC_NAMES)} [default: the solver's].")
+@click.option("--algorithm", "algorithms", default=None, metavar="A,B,…",
+              help=f"Algorithms to compare (comma-separated): {', '.join(ALGORITHM_NAMES)} [default: climb]. "
+                   "Every heuristic runs with every DFS-family algorithm; astar/wastar once (per weight).")
+@click.option("--weight", "weights", default=None, metavar="W,…", help="wastar weights (comma-separated) [default: 2].")
+@click.option("--cost", type=click.Choice(COST_NAMES), default="tokens", show_default=True,
+              help="What astar/wastar minimise.")
+@_deal_rule_option
+@click.option("--max-nodes", type=int, default=None, help="Node budget per deal and setting [default: the solver's].")
+@click.option("--timeout", type=float, default=None, help="Seconds per deal and setting (0 = no limit).")
+@click.option("--max-memory", default=None, help="Table budget in bytes or with K/M/G [default: the solver's].")
+@click.option("--out", "out_file", type=click.Path(dir_okay=False), help="Save the raw rows as Parquet.")
+@click.option("--no-progress", is_flag=True, help="No progress line on stderr.")
+@_results_friendly
+def bench_cmd(variant, deal_range, heuristics, algorithms, weights, cost, rule_overrides, max_nodes, timeout,
+              max_memory, out_file, no_progress):
+    """Compare search settings side by side on the same deals of RANGE.
+
+    \b
+      harpsolve bench easy-harp 1-500 --heuristic lookahead,fewest-hidden,weighted
+      harpsolve bench klondike-1 1-100 --heuristic static,lookahead --algorithm dfs,climb
+      harpsolve bench bakers-game 1-50 --algorithm climb,wastar --weight 2,5 --out b.parquet
+
+    Every setting solves every deal in this one process, after a warm-up
+    (numba compiling or loading its kernels) whose time is printed apart.
+    Exit 1 if one setting solves a deal that another proves unsolvable.
+    """
+    from .bench import BenchError, bench, make_settings
+    from .rules import get_rules
+    from .sweep import format_range, parse_range, parse_size
+
+    deals = parse_range(deal_range)
+    if max_nodes is not None and max_nodes < 0:
+        fail(f"--max-nodes takes a number >= 0 (0 = no limit), not {max_nodes}")
+    try:
+        settings = make_settings(heuristics, algorithms, weights, cost)
+    except BenchError as e:
+        fail(str(e))
+    rules = get_rules(variant, rule_overrides)
+    if cost == "score" and rules.scoring != "easy-harp":
+        fail(f"--cost score needs the easy-harp score; {rules.label} has none")
+    mem = parse_size(max_memory) if max_memory is not None else None
+
+    def progress(i, n):
+        if not no_progress:
+            click.echo(f"\r{i}/{n} deals", nl=(i == n), err=True)
+
+    b = bench(rules, deals, settings, max_nodes=max_nodes, timeout=timeout, max_memory=mem, progress=progress)
+    nodes = b.budgets["max_nodes"]
+    click.echo(f"{rules.label} deals {format_range(deals)} ({len(deals)} deals), "
+               f"{f'{nodes:,} nodes' if nodes else 'no node limit'} per deal and setting"
+               + (f", {timeout:g} s" if timeout else ""))
+    click.echo(b.warmup_text())
+    click.echo(b.table())
+    click.echo("(ms: seconds per deal, search and token writing; len: solution moves; "
+               "time x: total seconds / the first setting's)")
+    if out_file:
+        from .sweep import _command_line
+
+        b.write_parquet(out_file, _command_line())
+        click.echo(f"wrote {out_file}", err=True)
+    if b.conflicts:
+        click.echo("harpsolve: WARNING: solved by one setting, unsolvable by another (a solver bug): deals "
+                   + " ".join(map(str, b.conflicts[:20])), err=True)
         sys.exit(1)
 
 

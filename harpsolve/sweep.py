@@ -21,7 +21,8 @@ Resume
 Running the same command again skips every deal that already has a row under
 the same rules fingerprint and is *finished*: ``solved`` or ``unsolvable``
 (a verified solution or a proof holds under any budget), or ``unknown`` under
-the same budget settings (max_nodes, timeout, max_memory, heuristic).  Deals
+the same budget settings (max_nodes, timeout, max_memory, heuristic,
+algorithm, weight).  Deals
 with ``unknown`` under other budgets, and ``error`` deals, are solved again;
 readers keep the best row per deal (see :func:`best_rows`).
 
@@ -47,7 +48,12 @@ max_memory          int64      transposition-table budget in bytes
 heuristic           string     search heuristic name
 harpsolve_version   string     version that produced the row
 reason              string     why ``unknown`` (nodes/time/memory/depth) or ``error`` (what failed)
+algorithm           string     search algorithm (climb, dfs, astar, wastar)
+weight              float64    weighted A*'s weight (0 for the other algorithms)
 ==================  =========  ==================================================
+
+``algorithm`` and ``weight`` came after the first files were written: a file
+without them reads as ``climb`` with weight 0 (what wrote it).
 
 File key-value metadata: ``harpsolve.schema_version`` ("1"),
 ``harpsolve.runs`` (JSON list, one object per run that wrote rows: run_id,
@@ -175,6 +181,8 @@ class Budgets:
     timeout: float
     max_memory: int
     heuristic: str
+    algorithm: str = "climb"
+    weight: float = 0.0
 
     @classmethod
     def make(cls, budgets=None) -> "Budgets":
@@ -191,10 +199,20 @@ class Budgets:
         heuristic = b.get("heuristic") or inspect.signature(solver.solve).parameters["heuristic"].default
         if heuristic not in solver.HEURISTICS:
             raise RulesError(f"unknown heuristic {heuristic!r}; known: {', '.join(solver.HEURISTICS)}")
+        algorithm = b.get("algorithm") or inspect.signature(solver.solve).parameters["algorithm"].default
+        if algorithm not in solver.ALGORITHMS:
+            raise RulesError(f"unknown algorithm {algorithm!r}; known: {', '.join(solver.ALGORITHMS)}")
+        weight = 0.0
+        if algorithm == "wastar":
+            weight = float(b.get("weight") or solver.DEFAULT_WEIGHT)
+            if not weight >= 1:
+                raise SweepError(f"--weight must be a number >= 1, not {weight:g}")
+        elif b.get("weight") not in (None, 0, 1):
+            raise SweepError("--weight goes with --algorithm wastar")
         out = cls(max_nodes=int(b.get("max_nodes", solver.DEFAULT_MAX_NODES) or 0),
                   timeout=float(b.get("timeout") or 0.0),
                   max_memory=parse_size(b.get("max_memory", solver.DEFAULT_MAX_MEMORY)),
-                  heuristic=str(heuristic))
+                  heuristic=str(heuristic), algorithm=str(algorithm), weight=weight)
         if out.max_nodes < 0:
             raise SweepError("--max-nodes must be 0 (no limit) or more")
         if out.timeout < 0:
@@ -202,7 +220,9 @@ class Budgets:
         return out
 
 
-BUDGET_COLUMNS = ("max_nodes", "timeout", "max_memory", "heuristic")
+BUDGET_COLUMNS = ("max_nodes", "timeout", "max_memory", "heuristic", "algorithm", "weight")
+# columns added after schema version 1 was first written, with the value that older files mean
+LATER_COLUMNS = {"algorithm": "climb", "weight": 0.0}
 
 
 def _schema():
@@ -215,6 +235,7 @@ def _schema():
         ("states", pa.int64()), ("seconds", pa.float64()), ("max_nodes", pa.int64()),
         ("timeout", pa.float64()), ("max_memory", pa.int64()), ("heuristic", pa.string()),
         ("harpsolve_version", pa.string()), ("reason", pa.string()),
+        ("algorithm", pa.string()), ("weight", pa.float64()),
     ])
 
 
@@ -231,7 +252,7 @@ def make_row(rules: Rules, deal: int, budgets: Budgets, status: str, *, solution
         score=score, nodes=int(nodes), states=int(states), seconds=float(seconds),
         max_nodes=int(budgets.max_nodes), timeout=float(budgets.timeout),
         max_memory=int(budgets.max_memory), heuristic=budgets.heuristic,
-        harpsolve_version=__version__, reason=reason,
+        harpsolve_version=__version__, reason=reason, algorithm=budgets.algorithm, weight=float(budgets.weight),
     )
 
 
@@ -247,13 +268,20 @@ def solve_row(rules: Rules, deal: int, budgets: Budgets) -> dict:
     try:
         with _SOLVE_LOCK:
             r = solve(rules, deal, max_nodes=budgets.max_nodes or None, timeout=budgets.timeout or None,
-                      max_memory=budgets.max_memory, heuristic=budgets.heuristic)
+                      max_memory=budgets.max_memory, heuristic=budgets.heuristic, **_algorithm_kwargs(budgets))
     except Exception as e:  # noqa: BLE001 - keep the sweep going, keep the evidence
         return make_row(rules, deal, budgets, "error", seconds=time.perf_counter() - t0,
                         reason=f"{type(e).__name__}: {e}"[:500])
     return make_row(rules, deal, budgets, r.status,
                     solution_length=len(r.moves) if r.status == "solved" and r.moves is not None else None,
                     score=r.score, nodes=r.nodes, states=r.states, seconds=r.seconds, reason=r.reason)
+
+
+def _algorithm_kwargs(budgets: Budgets) -> dict:
+    kw = dict(algorithm=budgets.algorithm)
+    if budgets.algorithm == "wastar":
+        kw["weight"] = budgets.weight
+    return kw
 
 
 def solve_chunk(rules: Rules, deals, budgets: Budgets) -> list[dict]:
@@ -416,6 +444,9 @@ def read_table(path: str, columns=None):
     import pyarrow.parquet as pq
 
     read_meta(path)
+    if columns:  # a column added later is absent from older files (load_results fills it in)
+        names = set(pq.read_schema(path).names)
+        columns = [c for c in columns if c in names or c not in LATER_COLUMNS]
     try:
         return pq.read_table(path, columns=list(columns) if columns else None)
     except FileNotFoundError:
@@ -511,6 +542,9 @@ def load_results(paths, columns=None) -> Results:
     except pa.ArrowInvalid as e:
         raise ResultFileError(f"result files do not share one schema ({_short(e)})") from None
     df = table.to_pandas()
+    for col, value in LATER_COLUMNS.items():
+        if columns is None or col in columns:
+            df[col] = df[col].fillna(value) if col in df.columns else value
     return Results(df, merge_runs(*runs), files)
 
 
@@ -587,7 +621,8 @@ class ResultStore:
                 f"not {self.rules.label} ({self.fingerprint}); sweep into another --out folder")
         b = self.budgets
         same = ((df["max_nodes"] == b.max_nodes) & (df["timeout"] == b.timeout)
-                & (df["max_memory"] == b.max_memory) & (df["heuristic"] == b.heuristic))
+                & (df["max_memory"] == b.max_memory) & (df["heuristic"] == b.heuristic)
+                & (df["algorithm"] == b.algorithm) & (df["weight"] == b.weight))
         finished = df[df["status"].isin(("solved", "unsolvable")) | ((df["status"] == "unknown") & same)]
         best = best_rows(finished)
         self.prior = dict(zip(best["deal"].tolist(), best["status"].tolist()))
@@ -620,7 +655,7 @@ class ResultStore:
             tables.append(read_table(p))
             runs.append(m.runs)
             rules_meta.update(m.rules)
-        table = pa.concat_tables([t.replace_schema_metadata(None) for t in tables])
+        table = pa.concat_tables([t.replace_schema_metadata(None) for t in tables], promote_options="default")
         names = [os.path.basename(p) for p in paths]
         merged = write_atomic(_table(table, merge_runs(*runs), rules_meta, names), self.out)
         for p in paths:
@@ -756,7 +791,7 @@ def _worker_main(conn, rules: Rules, budgets: Budgets) -> None:
     delay = float(os.environ.get("HARPSOLVE_TEST_DELAY") or 0)
     from .solver import solve
 
-    solve(rules, 1, max_nodes=100, heuristic=budgets.heuristic)  # JIT compile / cache load
+    solve(rules, 1, max_nodes=100, heuristic=budgets.heuristic, **_algorithm_kwargs(budgets))  # JIT compile / cache load
     try:
         conn.send(("ready", os.getpid()))
         while True:
