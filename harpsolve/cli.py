@@ -688,7 +688,7 @@ def bench_cmd(variant, deal_range, heuristics, algorithms, weights, cost, rule_o
     mem = parse_size(max_memory) if max_memory is not None else None
 
     def progress(i, n):
-        if not no_progress:
+        if not no_progress and sys.stderr.isatty():
             click.echo(f"\r{i}/{n} deals", nl=(i == n), err=True)
 
     b = bench(rules, deals, settings, max_nodes=max_nodes, timeout=timeout, max_memory=mem, progress=progress)
