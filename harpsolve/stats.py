@@ -85,8 +85,14 @@ def _budget_text(row) -> str:
     parts = [f"nodes {int(row['max_nodes']):,}" if row["max_nodes"] else "nodes unlimited"]
     if row["timeout"]:
         parts.append(f"{row['timeout']:g} s")
-    if row["heuristic"] != "default":
-        parts.append(str(row["heuristic"]))
+    algorithm = row.get("algorithm", "climb")
+    if algorithm in ("astar", "wastar"):  # A* orders nothing: its weight, not a heuristic
+        parts.append("wastar w=%g" % row["weight"] if algorithm == "wastar" else "astar")
+    else:
+        if row["heuristic"] != "default":
+            parts.append(str(row["heuristic"]))
+        if algorithm != "climb":
+            parts.append(str(algorithm))
     return ", ".join(parts)
 
 
@@ -119,7 +125,7 @@ def summarize(results, by: str = "rules", hardest: int = HARDEST) -> list[dict]:
             seconds=_quantiles(ok["seconds"]), nodes=_quantiles(ok["nodes"], integer=True),
             solution_length=_quantiles(g.loc[g["status"] == "solved", "solution_length"], integer=True),
             hardest=[dict(deal=int(r.deal), nodes=int(r.nodes), status=r.status) for r in top.itertuples()],
-            budgets=sorted({_budget_text(r) for _, r in g.drop_duplicates(list(("max_nodes", "timeout", "heuristic"))).iterrows()}),
+            budgets=sorted({_budget_text(r) for _, r in g.drop_duplicates([c for c in ("max_nodes", "timeout", "heuristic", "algorithm", "weight") if c in g.columns]).iterrows()}),
             cpu_seconds=float(g["seconds"].sum()),
             wall_seconds=sum(_duration(r) for r in runs),
             machines=machines,
