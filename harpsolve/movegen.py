@@ -383,6 +383,30 @@ def _empty_targets_ok(c, first_empty, prune):
     return (not prune) or c == first_empty
 
 
+@njit(**JIT)
+def _fits(st, p, card, t, first_empty):
+    """May a single ``card`` go onto column t (its top, or t empty)?"""
+    tl = np.int64(st[O_LEN + t])
+    if tl == 0:
+        return (p[P_EMPTY_ANY] or card % 13 == 12) and _empty_targets_ok(t, first_empty, p[P_PRUNE])
+    return _builds(card, np.int64(st[O_COLS + MAXLEN * t + tl - 1]), p[P_BUILD_SUIT])
+
+
+@njit(**JIT)
+def _sort_by_key(moves, keys, n):
+    """Stable insertion sort of moves[:n] by keys[:n] (move lists are short)."""
+    for i in range(1, n):
+        m = moves[i]
+        k = keys[i]
+        j = i - 1
+        while j >= 0 and keys[j] > k:
+            moves[j + 1] = moves[j]
+            keys[j + 1] = keys[j]
+            j -= 1
+        moves[j + 1] = m
+        keys[j + 1] = k
+
+
 
 
 # ---- obligations: cards from the talon or a foundation must receive a card ----
@@ -660,12 +684,7 @@ def _gen(st, p, out, scores):
             if count < 0:
                 return -1
         for t in range(ncol):
-            tl = np.int64(st[O_LEN + t])
-            if tl == 0:
-                ok = (empty_any or card % 13 == 12) and _empty_targets_ok(t, first_empty, prune)
-            else:
-                ok = _builds(card, np.int64(st[O_COLS + MAXLEN * t + tl - 1]), suit_build)
-            if ok:
+            if _fits(st, p, card, t, first_empty):
                 count = _push_move(out, scores, count, _mk(M_CELL_COL, k, t, 0), 250)
                 if count < 0:
                     return -1
@@ -704,11 +723,7 @@ def _gen(st, p, out, scores):
                 tl = np.int64(st[O_LEN + t])
                 if chains and not _chain_can_end(card, payoffs, npay, suit_build):
                     break
-                if tl == 0:
-                    ok = (empty_any or card % 13 == 12) and _empty_targets_ok(t, first_empty, prune)
-                else:
-                    ok = _builds(card, np.int64(st[O_COLS + MAXLEN * t + tl - 1]), suit_build)
-                if ok:
+                if _fits(st, p, card, t, first_empty):
                     count = _push_move(out, scores, count, _mk(M_TALON_COL, i, t, 0), 200 + cost)
                     if count < 0:
                         return -1
@@ -737,25 +752,10 @@ def _gen(st, p, out, scores):
                 continue
             card = (f // decks) * 13 + h - 1
             for t in range(ncol):
-                tl = np.int64(st[O_LEN + t])
-                if tl == 0:
-                    ok = (empty_any or card % 13 == 12) and _empty_targets_ok(t, first_empty, prune)
-                else:
-                    ok = _builds(card, np.int64(st[O_COLS + MAXLEN * t + tl - 1]), suit_build)
-                if ok:
+                if _fits(st, p, card, t, first_empty):
                     count = _push_move(out, scores, count, _mk(M_FOUND_COL, f, t, 0), 600)
                     if count < 0:
                         return -1
 
-    # stable insertion sort by score
-    for i in range(1, count):
-        m = out[i]
-        s = scores[i]
-        j = i - 1
-        while j >= 0 and scores[j] > s:
-            out[j + 1] = out[j]
-            scores[j + 1] = scores[j]
-            j -= 1
-        out[j + 1] = m
-        scores[j + 1] = s
+    _sort_by_key(out, scores, count)
     return count

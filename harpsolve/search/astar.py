@@ -96,7 +96,8 @@ from numba import njit
 
 from ..config import JIT
 from ..movegen import (
-    MAX_MOVES, M_FOUND_COL, M_TALON_COL, M_TALON_FOUND, _apply, _auto, _gen, _kind, _talon_route, _won,
+    MAX_MOVES, M_FOUND_COL, M_TALON_COL, M_TALON_FOUND, _apply, _auto, _gen, _kind, _suit_min, _talon_route,
+    _won,
 )
 from ..state import (
     MAXLEN, O_COLS, O_FOUND, O_LEN, O_OBLIG, O_RECYC, O_TALON, O_TLEN, O_TPTR, P_AUTO, P_BUILD_SUIT,
@@ -251,14 +252,6 @@ def _move_cost(st, m, p, mode):
     return 1
 
 
-@njit(**JIT)
-def _suit_low(st, s, decks):
-    m = 99
-    for k in range(decks):
-        h = np.int64(st[O_FOUND + s * decks + k])
-        if h < m:
-            m = h
-    return m
 
 
 @njit(**JIT)
@@ -314,7 +307,7 @@ def _h(st, p, mode, seen):
             for t in range(4):
                 t_red = t == 1 or t == 2
                 ok = (t == s) if suit_build else (t_red != red)
-                if ok and _suit_low(st, t, decks) < r + 1:
+                if ok and _suit_min(st, t, decks) < r + 1:
                     possible = True  # a copy of the base (rank r+1, suit t) is not home
             if not possible:
                 h += SCORE_UNIT

@@ -20,7 +20,7 @@ import numpy as np
 from numba import njit
 
 from ..config import JIT
-from ..movegen import M_TALON_COL, M_TALON_FOUND, _apply, _auto, _gen, _kind, _won
+from ..movegen import M_TALON_COL, M_TALON_FOUND, _apply, _auto, _gen, _kind, _sort_by_key, _won
 from ..state import O_DOWN, O_FOUND, O_LEN, O_OBLIG, O_TLEN, P_DECKS, P_HEUR, P_NCOL, _fingerprint
 from .tt import _insert
 
@@ -84,16 +84,7 @@ def _order_children(st, p, moves, n, scratch, keys, autobuf):
         if scratch[O_OBLIG] == 0:
             _auto(scratch, p, autobuf)
         keys[i] = _child_key(scratch, moves[i], p) * 4096 + i
-    for i in range(1, n):
-        m = moves[i]
-        k = keys[i]
-        j = i - 1
-        while j >= 0 and keys[j] > k:
-            moves[j + 1] = moves[j]
-            keys[j + 1] = keys[j]
-            j -= 1
-        moves[j + 1] = m
-        keys[j + 1] = k
+    _sort_by_key(moves, keys, n)
 
 
 @njit(**JIT)
