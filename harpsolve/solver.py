@@ -38,9 +38,10 @@ HEURISTICS = {name: code for code, name in enumerate(HEURISTIC_NAMES)}
 ALGORITHMS = ALGORITHM_NAMES
 # "climb" spends parts of the node budget on two solution-finding phases
 # with an extra, unproved cut (movegen: aggressive) before the complete search.
-CLIMB_SHARE = 0.15          # hill-climbing: at most this share of the budget
-CLIMB_MAX_NODES = 300_000   # ...and at most this many nodes
-FAST_DFS_SHARE = 0.35       # depth-first search with the extra cut
+CLIMB_SHARE = 0.3           # hill-climbing: at most this share of the budget
+CLIMB_MAX_NODES = 1_000_000 # ...and at most this many nodes
+CLIMB_RESTARTS = 32         # the climb is greedy: restarts commit to other improvements
+FAST_DFS_SHARE = 0.25       # depth-first search with the extra cut
 FAST_DFS_MAX_NODES = 2_000_000
 CLIMB_QUEUE = 1 << 16       # states one breadth-first step may hold
 
@@ -140,15 +141,23 @@ def _buffers() -> _Buffers:
 
 
 def _climb(b: _Buffers, root: np.ndarray, p: np.ndarray, cap: int):
-    """Enforced hill-climbing from ``root``: (path of kernel moves or None, nodes used)."""
-    b.stack[0] = root
-    mg._auto(b.stack[0], p, b.autobuf)
+    """Enforced hill-climbing from ``root``, restarted with shuffled move orders while the
+    budget lasts: (path of kernel moves or None, nodes used)."""
+    start = root.copy()
+    mg._auto(start, p, b.autobuf)
     cq, cparent, cmove, ct1, ct2, cpath = b.climb_buffers()
-    cctr = np.zeros(2, np.int64)
-    e = ehc._ehc(b.stack[0], p, cq, cparent, cmove, ct1, ct2, np.zeros(mg.MAX_MOVES, np.int64), b.scores,
-                 b.autobuf, cpath, cctr, cap)
-    path = [int(x) for x in cpath[:cctr[1]]] if e == ehc.E_SOLVED else None
-    return path, int(cctr[0])
+    used = 0
+    for attempt in range(CLIMB_RESTARTS):
+        share = (cap - used) // (CLIMB_RESTARTS - attempt)
+        if share <= 0:
+            break
+        cctr = np.zeros(2, np.int64)
+        e = ehc._ehc(start, p, cq, cparent, cmove, ct1, ct2, np.zeros(mg.MAX_MOVES, np.int64), b.scores,
+                     b.autobuf, cpath, cctr, share, attempt)
+        used += int(cctr[0])
+        if e == ehc.E_SOLVED:
+            return [int(x) for x in cpath[:cctr[1]]], used
+    return None, used
 
 
 def _dfs_phase(b: _Buffers, root: np.ndarray, p: np.ndarray, node_cap: int, deadline, max_memory: int):

@@ -36,12 +36,15 @@ def _progress(st, p):
 
 
 @njit(**JIT)
-def _ehc(start, p, queue, parent, pmove, t1, t2, moves, scores, autobuf, path, ctr, node_budget):
+def _ehc(start, p, queue, parent, pmove, t1, t2, moves, scores, autobuf, path, ctr, node_budget, seed):
     """Climb from ``start`` (safe moves already made); write the path of moves into ``path``.
 
     ``ctr[0]`` counts nodes, ``ctr[1]`` the path length.  Returns E_SOLVED,
     E_STUCK (no better position found: not a proof of anything) or E_BUDGET.
+    ``seed`` 0 keeps the generator's move order; any other value shuffles each
+    node's moves (xorshift), so that a restart commits to other improvements.
     """
+    rng = np.uint64(seed) * np.uint64(0x9E3779B97F4A7C15) + np.uint64(1)
     cap = queue.shape[0]
     cur = start.copy()
     plen = 0
@@ -67,6 +70,15 @@ def _ehc(start, p, queue, parent, pmove, t1, t2, moves, scores, autobuf, path, c
             n = _gen(queue[head], p, moves, scores)
             if n < 0:
                 break
+            if seed != 0:
+                for i in range(n - 1, 0, -1):
+                    rng ^= rng << np.uint64(13)
+                    rng ^= rng >> np.uint64(7)
+                    rng ^= rng << np.uint64(17)
+                    j = np.int64(rng % np.uint64(i + 1))
+                    mv = moves[i]
+                    moves[i] = moves[j]
+                    moves[j] = mv
             for i in range(n):
                 if tail >= cap or stored >= limit_stored:
                     break
