@@ -43,6 +43,9 @@ CLIMB_MAX_NODES = 1_000_000 # ...and at most this many nodes
 CLIMB_RESTARTS = 32         # the climb is greedy: restarts commit to other improvements
 FAST_DFS_SHARE = 0.25       # depth-first search with the extra cut
 FAST_DFS_MAX_NODES = 2_000_000
+WASTAR_SHARE = 0.2          # phase 0 (games with every card face up): weighted A*
+WASTAR_MAX_NODES = 300_000
+WASTAR_WEIGHT = 5.0
 CLIMB_QUEUE = 1 << 16       # states one breadth-first step may hold
 
 STATUSES = ("solved", "unsolvable", "unknown")
@@ -300,7 +303,24 @@ def solve(variant: str | Rules = "easy-harp", deal: int | None = None, *, layout
     total = max_nodes or 0
     path, status, reason = None, "unknown", ""
     nodes = states = depth = 0
-    if algorithm == "climb" and prune:
+    pp = p  # the kernel switches the found path was searched with
+    if algorithm == "climb" and prune and rules.face_down == "none":
+        # Phase 0, full-information games (every card face up): weighted A*
+        # finds short solutions fast there (Baker's Game: ~100 moves).
+        from .search import astar
+
+        cap = WASTAR_MAX_NODES if not total else min(WASTAR_MAX_NODES, int(total * WASTAR_SHARE))
+        if cap > 0:
+            ap = astar.params_for(rules, "moves", auto=auto, prune=prune)
+            r = astar.run(root, ap, "moves", WASTAR_WEIGHT, max_nodes=cap, timeout=None,
+                          max_memory=max_memory, t0=t0)
+            nodes += r.nodes
+            if r.path is not None:
+                path, pp = list(r.path), ap
+            elif r.code == astar.R_EXHAUSTED:
+                # it keeps only the proved cuts: an exhausted open list is a proof
+                status, states = "unsolvable", r.states
+    if algorithm == "climb" and prune and path is None and status == "unknown":
         # Phases 1-2 look for a solution with extra, unproved cuts; only a
         # solution counts from them (it is replayed like any other).
         fast = kernel_params(rules, auto=auto, prune=prune, heuristic=HEURISTICS[heuristic], aggressive=True)
@@ -315,7 +335,7 @@ def solve(variant: str | Rules = "easy-harp", deal: int | None = None, *, layout
             states, depth = int(c[dfs.C_STORED]), int(c[dfs.C_MAXDEPTH])
             if code == dfs.R_SOLVED:
                 path = _dfs_path(b, c)
-    if path is None:
+    if path is None and status == "unknown":
         # The complete search: a fresh table, proved-sound cuts only.
         left = (total - nodes) if total else 0
         if total and left <= 0:
@@ -333,7 +353,7 @@ def solve(variant: str | Rules = "easy-harp", deal: int | None = None, *, layout
                 reason = why or "depth"
     if path is not None:
         status = "solved"
-        result.moves = path_tokens(root, shortcut(root, shorten(root, path, p), p), p)
+        result.moves = path_tokens(root, shortcut(root, shorten(root, path, pp), pp), pp)
     result.status, result.reason = status, reason
     result.nodes, result.states, result.max_depth = nodes, states, depth
     result.seconds = time.perf_counter() - t0
