@@ -9,6 +9,12 @@ replayed to a win), ``unsolvable`` (the search exhausted every reachable
 state), ``unknown`` (a node, time or memory budget ran out; ``reason`` says
 which).  Budgets are deterministic where they can be: the node budget gives
 the same answer on every machine, a time budget does not.
+
+The default algorithm ("climb") spends the node budget in phases: weighted
+A* in full-information games (phase 0), hill-climbing with restarts (1) and a
+depth-first search with an extra, unproved cut (2) -- these may only answer
+``solved`` -- then the complete depth-first search (3).  README: "How the
+solver works".
 """
 from __future__ import annotations
 
@@ -21,7 +27,9 @@ from . import movegen as mg
 from .layout import Layout
 from .rules import Rules, get_rules, with_overrides
 from .search import shortcut as short
-from .search import ALGORITHM_NAMES, ASTAR_ALGORITHMS, DEFAULT_ALGORITHM, DEFAULT_HEURISTIC, HEURISTIC_NAMES, dfs, ehc
+from .search import (
+    ALGORITHM_NAMES, ASTAR_ALGORITHMS, DEFAULT_ALGORITHM, DEFAULT_HEURISTIC, HEURISTIC_NAMES, dfs, ehc,
+)
 from .search.tt import ENTRY_BYTES, _rehash, new_table
 from .solution import path_tokens
 from .state import O_OBLIG, STATE_BYTES, kernel_params, pack
