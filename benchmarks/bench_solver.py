@@ -58,13 +58,9 @@ DEFAULT_VARIANTS = None  # every variant in harpsolve.rules.VARIANTS
 
 def _q(xs, q):
     """The q-quantile (0..1) of xs, linear interpolation (numpy's default)."""
-    xs = sorted(xs)
-    if not xs:
-        return float("nan")
-    k = (len(xs) - 1) * q
-    lo = int(k)
-    hi = min(lo + 1, len(xs) - 1)
-    return xs[lo] + (xs[hi] - xs[lo]) * (k - lo)
+    from harpsolve.bench import _quantile
+
+    return _quantile(xs, q)
 
 
 def _cpu() -> str:

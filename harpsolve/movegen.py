@@ -95,6 +95,16 @@ def _found_place(st, card, p):
 
 
 @njit(**JIT)
+def _same_top_earlier(st, f, decks):
+    """Does an earlier place of f's suit show the same top card?  (Then taking
+    back from f is the same move as taking back from that place.)"""
+    for f2 in range((f // decks) * decks, f):
+        if st[O_FOUND + f2] == st[O_FOUND + f]:
+            return True
+    return False
+
+
+@njit(**JIT)
 def _suit_min(st, s, decks):
     m = 99
     for k in range(decks):
@@ -523,7 +533,7 @@ def _gen_obligation(st, p, out, scores, c):
         decks = p[P_DECKS]
         for f in range(4 * decks):
             h = np.int64(st[O_FOUND + f])
-            if h == 0 or (f % decks and st[O_FOUND + f - 1] == h):
+            if h == 0 or _same_top_earlier(st, f, decks):
                 continue
             card = (f // decks) * 13 + h - 1
             if _builds(card, tcard, suit_build):
@@ -742,13 +752,7 @@ def _gen(st, p, out, scores):
         decks = p[P_DECKS]
         for f in range(4 * decks):
             h = np.int64(st[O_FOUND + f])
-            if h == 0:
-                continue
-            dup = False
-            for f2 in range((f // decks) * decks, f):
-                if st[O_FOUND + f2] == h:
-                    dup = True  # same card on another place of the suit: same move
-            if dup:
+            if h == 0 or _same_top_earlier(st, f, decks):
                 continue
             card = (f // decks) * 13 + h - 1
             for t in range(ncol):
