@@ -128,14 +128,9 @@ def measure(root, p, work, min_nodes, repeats):
 
 
 def _cpu() -> str:
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
+    from harpsolve.sweep import cpu_model
+
+    return cpu_model()
 
 
 def main(argv=None):

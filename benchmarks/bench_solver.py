@@ -64,14 +64,9 @@ def _q(xs, q):
 
 
 def _cpu() -> str:
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
+    from harpsolve.sweep import cpu_model
+
+    return cpu_model()
 
 
 # ---- the solver, in this process ---------------------------------------------------------

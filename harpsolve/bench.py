@@ -201,18 +201,9 @@ def _num(x, digits) -> str:
 
 
 def _one_left(rules: Rules):
-    """A position one king from won (from the stock where there is one): loads the token writer."""
-    from .cards import make_card
-    from .layout import Layout
+    from .solver import one_left_layout
 
-    kings = [make_card(13, suit) for suit in range(4) for _ in range(rules.decks)]
-    last = kings.pop(0)
-    columns = [[] for _ in range(rules.n_columns)]
-    stock = [last] if rules.draw else []
-    if not stock:
-        columns[0].append(last)
-    return Layout(columns, [0] * rules.n_columns, stock=stock, cells=[None] * rules.cells,
-                  foundations=kings + [make_card(12, 0)])
+    return one_left_layout(rules)
 
 
 def warm_up(rules: Rules, deal: int, setting: Setting) -> float:

@@ -308,18 +308,10 @@ def _warm_up(solve, rules, layout, **kw) -> None:
     seconds nor a --timeout include it: the search on the user's position,
     and the token writer on a position one king from won (from the stock
     where there is one, to load the stock-route kernel too)."""
-    from .cards import make_card
-    from .layout import Layout
+    from .solver import one_left_layout
 
     solve(rules, layout=layout, max_nodes=1000, verify=False, **kw)
-    kings = [make_card(13, suit) for suit in range(4) for _ in range(rules.decks)]
-    last = kings.pop(0)
-    columns = [[] for _ in range(rules.n_columns)]
-    stock = [last] if rules.draw else []
-    if not stock:
-        columns[0].append(last)
-    one_left = Layout(columns, [0] * rules.n_columns, stock=stock, foundations=kings + [make_card(12, 0)])
-    solve(rules, layout=one_left, max_nodes=1000, verify=False, **kw)
+    solve(rules, layout=one_left_layout(rules), max_nodes=1000, verify=False, **kw)
 
 
 @main.command("solve")

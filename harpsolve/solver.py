@@ -259,6 +259,24 @@ def shortcut(root: np.ndarray, path: list[int], p: np.ndarray) -> list[int]:
     return [int(x) for x in arr]
 
 
+def one_left_layout(rules: Rules) -> Layout:
+    """A position one king from won (the king in the stock where there is one).
+
+    Solving it loads the kernels that write a solution's tokens (the stock
+    route included), so warm-ups before a timed solve use it.
+    """
+    from .cards import make_card
+
+    kings = [make_card(13, suit) for suit in range(4) for _ in range(rules.decks)]
+    last = kings.pop(0)
+    columns = [[] for _ in range(rules.n_columns)]
+    stock = [last] if rules.draw else []
+    if not stock:
+        columns[0].append(last)
+    return Layout(columns, [0] * rules.n_columns, stock=stock, cells=[None] * rules.cells,
+                  foundations=kings + [make_card(12, 0)])
+
+
 def resolve_rules(variant: str | Rules, overrides=None) -> Rules:
     rules = variant if isinstance(variant, Rules) else get_rules(variant)
     return with_overrides(rules, overrides)
