@@ -49,6 +49,7 @@ ALGORITHMS = ALGORITHM_NAMES
 CLIMB_SHARE = 0.3           # hill-climbing: at most this share of the budget
 CLIMB_MAX_NODES = 1_000_000 # ...and at most this many nodes
 CLIMB_RESTARTS = 32         # the climb is greedy: restarts commit to other improvements
+CLIMB_MIN_NODES = 2000      # ...each with at least this many nodes
 FAST_DFS_SHARE = 0.25       # depth-first search with the extra cut
 FAST_DFS_MAX_NODES = 2_000_000
 WASTAR_SHARE = 0.2          # phase 0 (games with every card face up): weighted A*
@@ -130,8 +131,9 @@ class _Buffers:
             self.cparent = np.zeros(CLIMB_QUEUE, np.int64)
             self.cmove = np.zeros(CLIMB_QUEUE, np.int64)
             self.ct1, self.ct2 = new_table(4 * CLIMB_QUEUE)
+            self.cslots = np.zeros(CLIMB_QUEUE, np.int64)
             self.cpath = np.zeros(1 << 14, np.int64)
-        return self.cq, self.cparent, self.cmove, self.ct1, self.ct2, self.cpath
+        return self.cq, self.cparent, self.cmove, self.ct1, self.ct2, self.cslots, self.cpath
 
     def fresh_table(self, capacity: int = INITIAL_TABLE):
         if self.t1.shape[0] == capacity:
@@ -156,14 +158,16 @@ def _climb(b: _Buffers, root: np.ndarray, p: np.ndarray, cap: int):
     budget lasts: (path of kernel moves or None, nodes used)."""
     start = root.copy()
     mg._auto(start, p, b.autobuf)
-    cq, cparent, cmove, ct1, ct2, cpath = b.climb_buffers()
+    cq, cparent, cmove, ct1, ct2, cslots, cpath = b.climb_buffers()
     used = 0
-    for attempt in range(CLIMB_RESTARTS):
-        share = (cap - used) // (CLIMB_RESTARTS - attempt)
+    # a climb needs a few thousand nodes to get anywhere: small budgets get fewer restarts
+    restarts = max(1, min(CLIMB_RESTARTS, cap // CLIMB_MIN_NODES))
+    for attempt in range(restarts):
+        share = (cap - used) // (restarts - attempt)
         if share <= 0:
             break
         cctr = np.zeros(2, np.int64)
-        e = ehc._ehc(start, p, cq, cparent, cmove, ct1, ct2, np.zeros(mg.MAX_MOVES, np.int64), b.scores,
+        e = ehc._ehc(start, p, cq, cparent, cmove, ct1, ct2, cslots, np.zeros(mg.MAX_MOVES, np.int64), b.scores,
                      b.autobuf, cpath, cctr, share, attempt)
         used += int(cctr[0])
         if e == ehc.E_SOLVED:

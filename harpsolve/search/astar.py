@@ -103,6 +103,7 @@ from ..state import (
     MAXLEN, O_COLS, O_FOUND, O_LEN, O_OBLIG, O_RECYC, O_TALON, O_TLEN, O_TPTR, P_AUTO, P_BUILD_SUIT,
     P_DECKS, P_DRAW, P_EMPTY_ANY, P_KING_RUNS, P_NCOL, P_PASSES, P_RUNS, P_TAKEBACK, STATE_BYTES, _fingerprint,
 )
+from .tt import _slot
 
 MODE_MOVES, MODE_TOKENS, MODE_SCORE = range(3)
 MODES = {"moves": MODE_MOVES, "tokens": MODE_TOKENS, "score": MODE_SCORE}
@@ -159,25 +160,6 @@ def _get(store, i, p, st):
 
 
 # ---- fingerprint -> node table (tt.py's open addressing, with a payload) ---------------------
-@njit(**JIT)
-def _slot(t1, t2, h1, h2):
-    """The slot holding fingerprint (h1, h2), claimed for it if it was absent."""
-    h1 = h1 | _ONE
-    n = t1.shape[0]
-    i = np.int64(h2 & np.uint64(n - 1))
-    while True:
-        k = t1[i]
-        if k == 0:
-            t1[i] = h1
-            t2[i] = h2
-            return i
-        if k == h1 and t2[i] == h2:
-            return i
-        i += 1
-        if i == n:
-            i = 0
-
-
 @njit(**JIT)
 def _rehash(o1, o2, ov, n1, n2, nv):
     for i in range(o1.shape[0]):

@@ -18,7 +18,7 @@ from numba import njit
 from ..config import JIT
 from ..movegen import _apply, _auto, _gen, _won
 from ..state import O_DOWN, O_FOUND, O_OBLIG, P_DECKS, P_NCOL, _fingerprint
-from .tt import _insert
+from .tt import _claim
 
 E_SOLVED, E_STUCK, E_BUDGET = range(3)
 
@@ -36,13 +36,17 @@ def _progress(st, p):
 
 
 @njit(**JIT)
-def _ehc(start, p, queue, parent, pmove, t1, t2, moves, scores, autobuf, path, ctr, node_budget, seed):
+def _ehc(start, p, queue, parent, pmove, t1, t2, slots, moves, scores, autobuf, path, ctr, node_budget, seed):
     """Climb from ``start`` (safe moves already made); write the path of moves into ``path``.
 
     ``ctr[0]`` counts nodes, ``ctr[1]`` the path length.  Returns E_SOLVED,
     E_STUCK (no better position found: not a proof of anything) or E_BUDGET.
     ``seed`` 0 keeps the generator's move order; any other value shuffles each
     node's moves (xorshift), so that a restart commits to other improvements.
+    ``t1``/``t2`` must come in empty and are left empty: ``slots`` records the
+    slots each breadth-first search fills, and only those are cleared -- a
+    climb makes a step per card home or turned up, and wiping the whole
+    table at every step used to cost more than the search itself.
     """
     rng = np.uint64(seed) * np.uint64(0x9E3779B97F4A7C15) + np.uint64(1)
     cap = queue.shape[0]
@@ -55,12 +59,10 @@ def _ehc(start, p, queue, parent, pmove, t1, t2, moves, scores, autobuf, path, c
             ctr[1] = plen
             return E_SOLVED
         h0 = _progress(cur, p)
-        t1[:] = 0
-        t2[:] = 0
         queue[0] = cur
         parent[0] = -1
         h1, h2 = _fingerprint(cur, p)
-        _insert(t1, t2, h1, h2)
+        slots[0] = -1 - _claim(t1, t2, h1, h2)
         head = 0
         tail = 1
         found = -1
@@ -89,8 +91,10 @@ def _ehc(start, p, queue, parent, pmove, t1, t2, moves, scores, autobuf, path, c
                     _auto(child, p, autobuf)
                 nodes += 1
                 a, b = _fingerprint(child, p)
-                if not _insert(t1, t2, a, b):
+                s = _claim(t1, t2, a, b)
+                if s >= 0:
                     continue
+                slots[stored] = -1 - s
                 stored += 1
                 parent[tail] = head
                 pmove[tail] = moves[i]
@@ -99,6 +103,9 @@ def _ehc(start, p, queue, parent, pmove, t1, t2, moves, scores, autobuf, path, c
                     found = tail - 1
                     break
             head += 1
+        for k in range(stored):
+            t1[slots[k]] = 0
+            t2[slots[k]] = 0
         if found < 0:
             ctr[0] = nodes
             ctr[1] = plen

@@ -28,8 +28,8 @@ def new_table(capacity: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 @njit(**JIT)
-def _insert(t1, t2, h1, h2):
-    """Add a fingerprint; return True when it was not there before."""
+def _claim(t1, t2, h1, h2):
+    """Find or add a fingerprint: its slot if it was there, ``-1 - slot`` if it was new."""
     h1 = h1 | _ONE
     mask = np.uint64(t1.shape[0] - 1)
     i = np.int64(h2 & mask)
@@ -39,12 +39,25 @@ def _insert(t1, t2, h1, h2):
         if k == 0:
             t1[i] = h1
             t2[i] = h2
-            return True
+            return -1 - i
         if k == h1 and t2[i] == h2:
-            return False
+            return i
         i += 1
         if i == n:
             i = 0
+
+
+@njit(**JIT)
+def _insert(t1, t2, h1, h2):
+    """Add a fingerprint; return True when it was not there before."""
+    return _claim(t1, t2, h1, h2) < 0
+
+
+@njit(**JIT)
+def _slot(t1, t2, h1, h2):
+    """The slot holding a fingerprint, claimed for it if it was absent (for tables with a payload)."""
+    s = _claim(t1, t2, h1, h2)
+    return s if s >= 0 else -1 - s
 
 
 @njit(**JIT)
