@@ -21,9 +21,10 @@ Resume
 Running the same command again skips every deal that already has a row under
 the same rules fingerprint and is *finished*: ``solved`` or ``unsolvable``
 (a verified solution or a proof holds under any budget), or ``unknown`` under
-the same budget settings (max_nodes, timeout, max_memory, heuristic,
-algorithm, weight).  Deals
-with ``unknown`` under other budgets, and ``error`` deals, are solved again;
+the same search settings (heuristic, algorithm, weight) and budgets at least
+as big (max_nodes, timeout, max_memory; 0 = no limit): a search that ran
+out of a bigger budget would run out of a smaller one too.  Deals with
+``unknown`` under smaller budgets, and ``error`` deals, are solved again;
 readers keep the best row per deal (see :func:`best_rows`).
 
 Row schema (version 1)
@@ -570,6 +571,11 @@ def best_rows(df):
     return d.sort_values(["rules_fingerprint", "deal"]).reset_index(drop=True)
 
 
+def _covers(limits, limit):
+    """Which of the rows' limits are at least ``limit`` (0 means no limit: it covers every limit)."""
+    return (limits == 0) | ((limit != 0) & (limits >= limit))
+
+
 def conflicts(df):
     """(fingerprint, deal) pairs that have both a ``solved`` and an ``unsolvable`` row: a bug."""
     decided = df[df["status"].isin(("solved", "unsolvable"))]
@@ -620,9 +626,9 @@ class ResultStore:
                 f"{self.out} holds results for {r['rules']} (rules fingerprint {r['rules_fingerprint']}), "
                 f"not {self.rules.label} ({self.fingerprint}); sweep into another --out folder")
         b = self.budgets
-        same = ((df["max_nodes"] == b.max_nodes) & (df["timeout"] == b.timeout)
-                & (df["max_memory"] == b.max_memory) & (df["heuristic"] == b.heuristic)
-                & (df["algorithm"] == b.algorithm) & (df["weight"] == b.weight))
+        same = ((df["heuristic"] == b.heuristic) & (df["algorithm"] == b.algorithm) & (df["weight"] == b.weight)
+                & _covers(df["max_nodes"], b.max_nodes) & _covers(df["timeout"], b.timeout)
+                & (df["max_memory"] >= b.max_memory))
         finished = df[df["status"].isin(("solved", "unsolvable")) | ((df["status"] == "unknown") & same)]
         best = best_rows(finished)
         self.prior = dict(zip(best["deal"].tolist(), best["status"].tolist()))

@@ -149,6 +149,12 @@ def test_resume_skips_finished_deals(swept, tmp_path):
     bigger = sw.sweep(VARIANT, "1-30", out, budgets=dict(max_nodes=NODES + 1), workers=1, progress=False)
     assert bigger.new == len(unknown)
     assert len(sw.best_rows(rows(out))) == 34
+    # ...and a smaller budget retries nothing: the bigger budget's unknowns cover it
+    smaller = sw.sweep(VARIANT, "1-30", out, budgets=dict(max_nodes=NODES - 1), workers=1, progress=False)
+    assert (smaller.new, smaller.skipped) == (0, 30)
+    unlimited_time = sw.sweep(VARIANT, "1-30", out, budgets=dict(max_nodes=NODES, timeout=5.0), workers=1,
+                              progress=False)
+    assert unlimited_time.new == 0, "no time limit (0) covers any time limit"
 
 
 def test_folder_refuses_other_rules(swept):
