@@ -27,7 +27,7 @@ from .config import JIT
 from .state import (
     EMPTY, MAXLEN, O_OBLIG, O_OBLIG_PLACE, O_CELL, O_COLS, O_DOWN, O_FOUND, O_LEN, O_RECYC, O_TALON, O_TLEN, O_TPTR,
     P_AUTO, P_BUILD_SUIT, P_CELLS, P_COMPOUND, P_DECKS, P_DRAW, P_EMPTY_ANY, P_KING_RUNS,
-    P_NCOL, P_PASSES, P_PRUNE, P_RUNS, P_TAKEBACK, P_HEUR, P_AGGRESSIVE,
+    P_NCOL, P_PASSES, P_PRUNE, P_RUNS, P_TAKEBACK, P_HEUR, P_AGGRESSIVE, P_DOMINANCE, P_REACH,
 )
 
 M_COL_FOUND = 1
@@ -341,7 +341,9 @@ def _auto(st, p, out):
                 out[count] = m
                 count += 1
                 changed = True
-        if p[P_DRAW] == 1:
+        # Not under stock dominance: whether the waste top goes home by itself
+        # would depend on the boundary, which the dominance must not see.
+        if p[P_DRAW] == 1 and not p[P_DOMINANCE]:
             tlen = np.int64(st[O_TLEN])
             lo = 0 if p[P_PASSES] == 0 else np.int64(st[O_TPTR]) - 1
             i = tlen - 1 if p[P_PASSES] == 0 else lo
@@ -504,7 +506,7 @@ def _gen_obligation(st, p, out, scores, c):
                 continue
         elif p[P_COMPOUND]:
             d1, rec, d2 = _talon_route(tlen, tptr, np.int64(st[O_RECYC]), p[P_DRAW], p[P_PASSES], i)
-            if d1 < 0:
+            if d1 < 0 or (p[P_REACH] and d1 + rec + d2 > p[P_REACH]):
                 continue
         elif i != tptr - 1:
             continue
@@ -717,7 +719,7 @@ def _gen(st, p, out, scores):
         for i in range(max(lo, 0), hi):
             if compound:
                 d1, rec, d2 = _talon_route(tlen, tptr, np.int64(st[O_RECYC]), p[P_DRAW], p[P_PASSES], i)
-                if d1 < 0:
+                if d1 < 0 or (p[P_REACH] and d1 + rec + d2 > p[P_REACH]):
                     continue
                 cost = d1 + d2 + 8 * rec
             else:

@@ -30,9 +30,9 @@ from .search import shortcut as short
 from .search import (
     ALGORITHM_NAMES, ASTAR_ALGORITHMS, DEFAULT_ALGORITHM, DEFAULT_HEURISTIC, HEURISTIC_NAMES, dfs, ehc,
 )
-from .search.tt import ENTRY_BYTES, _rehash, new_table
+from .search.tt import ENTRY_BYTES, _rehash, new_payload, new_table
 from .solution import path_tokens
-from .state import O_OBLIG, STATE_BYTES, kernel_params, pack
+from .state import O_OBLIG, P_PASSES, P_REACH, STATE_BYTES, kernel_params, pack
 
 DEFAULT_MAX_NODES = 2_000_000
 DEFAULT_MAX_MEMORY = 1 << 30  # bytes for the transposition table
@@ -40,6 +40,7 @@ MAX_DEPTH = 32768       # deepest search path (past it: "unknown", never "unsolv
 MOVE_STACK = 1 << 22    # move lists of all the nodes on the path, stacked
 NODE_SLICE = 250_000
 INITIAL_TABLE = 1 << 16
+DFS_ENTRY_BYTES = ENTRY_BYTES + 8  # the key, and the payload of stock dominance (search/dfs.py)
 
 # --heuristic: how the depth-first search orders a node's children (search/dfs.py).
 HEURISTICS = {name: code for code, name in enumerate(HEURISTIC_NAMES)}
@@ -50,6 +51,7 @@ CLIMB_SHARE = 0.3           # hill-climbing: at most this share of the budget
 CLIMB_MAX_NODES = 1_000_000 # ...and at most this many nodes
 CLIMB_RESTARTS = 32         # the climb is greedy: restarts commit to other improvements
 CLIMB_MIN_NODES = 2000      # ...each with at least this many nodes
+CLIMB_MIN_NODES_PASSES = 20_000  # ...under a pass limit (harp 1-40 at 200k nodes: 5 solved, not 1)
 FAST_DFS_SHARE = 0.25       # depth-first search with the extra cut
 FAST_DFS_MAX_NODES = 2_000_000
 WASTAR_SHARE = 0.2          # phase 0 (games with every card face up): weighted A*
@@ -123,6 +125,7 @@ class _Buffers:
         self.scores = np.zeros(mg.MAX_MOVES, np.int32)
         self.autobuf = np.zeros(256, np.int64)
         self.t1, self.t2 = new_table(INITIAL_TABLE)
+        self.tv = new_payload(INITIAL_TABLE)
         self.cq = None
 
     def climb_buffers(self):
@@ -141,6 +144,7 @@ class _Buffers:
             self.t2.fill(0)
         else:
             self.t1, self.t2 = new_table(capacity)
+            self.tv = new_payload(capacity)
 
 
 _BUF: _Buffers | None = None
@@ -153,21 +157,41 @@ def _buffers() -> _Buffers:
     return _BUF
 
 
+def _climb_stages(p: np.ndarray) -> np.ndarray:
+    """The move sets each climbing step tries in turn, as rows of kernel params.
+
+    With a pass limit the stock is a resource that a greedy climb burns: the
+    nearest gain is often a card deep in the stock, one move away but
+    passing over every card before it.  So a step first looks for a gain
+    drawing at most one card, then anywhere in this pass, and only then
+    turns the waste over.  Without a pass limit every row is the rules'.
+    """
+    if p[P_PASSES] == 0:
+        return p[None, :].copy()
+    near, this_pass = p.copy(), p.copy()
+    near[P_REACH] = 1
+    this_pass[P_PASSES] = 1  # no waste-to-stock turn
+    return np.stack([near, this_pass, p])
+
+
 def _climb(b: _Buffers, root: np.ndarray, p: np.ndarray, cap: int):
     """Enforced hill-climbing from ``root``, restarted with shuffled move orders while the
     budget lasts: (path of kernel moves or None, nodes used)."""
     start = root.copy()
     mg._auto(start, p, b.autobuf)
     cq, cparent, cmove, ct1, ct2, cslots, cpath = b.climb_buffers()
+    stages = _climb_stages(p)
     used = 0
-    # a climb needs a few thousand nodes to get anywhere: small budgets get fewer restarts
-    restarts = max(1, min(CLIMB_RESTARTS, cap // CLIMB_MIN_NODES))
+    # a climb needs a few thousand nodes to get anywhere (tens of thousands under a
+    # pass limit, where its steps search longer): small budgets get fewer restarts
+    least = CLIMB_MIN_NODES_PASSES if p[P_PASSES] > 0 else CLIMB_MIN_NODES
+    restarts = max(1, min(CLIMB_RESTARTS, cap // least))
     for attempt in range(restarts):
         share = (cap - used) // (restarts - attempt)
         if share <= 0:
             break
         cctr = np.zeros(2, np.int64)
-        e = ehc._ehc(start, p, cq, cparent, cmove, ct1, ct2, cslots, np.zeros(mg.MAX_MOVES, np.int64), b.scores,
+        e = ehc._ehc(start, p, stages, cq, cparent, cmove, ct1, ct2, cslots, np.zeros(mg.MAX_MOVES, np.int64), b.scores,
                      b.autobuf, cpath, cctr, share, attempt)
         used += int(cctr[0])
         if e == ehc.E_SOLVED:
@@ -184,7 +208,7 @@ def _dfs_phase(b: _Buffers, root: np.ndarray, p: np.ndarray, node_cap: int, dead
     b.fresh_table()
     ctr = np.zeros(dfs.C_SIZE, np.int64)
     b.stack[0] = root
-    na = dfs._root(b.stack, b.moves, b.mstart, b.nmoves, b.nxt, b.scores, b.autobuf, b.t1, b.t2, ctr, p)
+    na = dfs._root(b.stack, b.moves, b.mstart, b.nmoves, b.nxt, b.scores, b.autobuf, b.t1, b.t2, b.tv, ctr, p)
     if mg._won(b.stack[0], p):
         ctr[dfs.C_DEPTH] = 0
         return dfs.R_SOLVED, "", ctr
@@ -198,14 +222,15 @@ def _dfs_phase(b: _Buffers, root: np.ndarray, p: np.ndarray, node_cap: int, dead
             if slice_ <= 0:
                 return None, "nodes", ctr
         code = dfs._dfs(b.stack, b.moves, b.mstart, b.nmoves, b.nxt, b.scores, b.autobuf,
-                        b.t1, b.t2, ctr, p, slice_)
+                        b.t1, b.t2, b.tv, ctr, p, slice_)
         if code == dfs.R_GROW:
             cap = b.t1.shape[0] * 2
-            if cap * ENTRY_BYTES > max_memory:
+            if cap * DFS_ENTRY_BYTES > max_memory:
                 return None, "memory", ctr
             n1, n2 = new_table(cap)
-            _rehash(b.t1, b.t2, n1, n2)
-            b.t1, b.t2 = n1, n2
+            nv = new_payload(cap)
+            _rehash(b.t1, b.t2, b.tv, n1, n2, nv)
+            b.t1, b.t2, b.tv = n1, n2, nv
             continue
         if code != dfs.R_PAUSED:
             return code, "", ctr
@@ -315,7 +340,7 @@ def solve(variant: str | Rules = "easy-harp", deal: int | None = None, *, layout
         from .rules import RulesError
 
         raise RulesError(f"unknown heuristic {heuristic!r}; known: {', '.join(HEURISTICS)}")
-    p = kernel_params(rules, auto=auto, prune=prune, heuristic=HEURISTICS[heuristic])
+    p = kernel_params(rules, auto=auto, prune=prune, heuristic=HEURISTICS[heuristic], dominance=True)
     root = pack(layout, rules)
     if algorithm not in ALGORITHMS:
         from .rules import RulesError
@@ -352,19 +377,24 @@ def solve(variant: str | Rules = "easy-harp", deal: int | None = None, *, layout
                 status, states = "unsolvable", r.states
     if algorithm == "climb" and prune and path is None and status == "unknown":
         # Phases 1-2 look for a solution with extra, unproved cuts; only a
-        # solution counts from them (it is replayed like any other).
-        fast = kernel_params(rules, auto=auto, prune=prune, heuristic=HEURISTICS[heuristic], aggressive=True)
+        # solution counts from them (it is replayed like any other).  The
+        # climb's breadth-first table keeps exact keys: no dominance there.
+        climb = kernel_params(rules, auto=auto, prune=prune, heuristic=HEURISTICS[heuristic], aggressive=True)
+        fast = kernel_params(rules, auto=auto, prune=prune, heuristic=HEURISTICS[heuristic], aggressive=True,
+                             dominance=True)
         cap = CLIMB_MAX_NODES if not total else min(CLIMB_MAX_NODES, int(total * CLIMB_SHARE))
         if cap > 0:
-            path, used = _climb(b, root, fast, cap)
+            path, used = _climb(b, root, climb, cap)
             nodes += used
+            if path is not None:
+                pp = climb
         cap = FAST_DFS_MAX_NODES if not total else min(FAST_DFS_MAX_NODES, int(total * FAST_DFS_SHARE))
         if path is None and cap > 0:
             code, why, c = _dfs_phase(b, root, fast, cap, None, max_memory)
             nodes += int(c[dfs.C_NODES])
             states, depth = int(c[dfs.C_STORED]), int(c[dfs.C_MAXDEPTH])
             if code == dfs.R_SOLVED:
-                path = _dfs_path(b, c)
+                path, pp = _dfs_path(b, c), fast
     if path is None and status == "unknown":
         # The complete search: a fresh table, proved-sound cuts only.
         left = (total - nodes) if total else 0
@@ -376,7 +406,7 @@ def solve(variant: str | Rules = "easy-harp", deal: int | None = None, *, layout
             nodes += int(c[dfs.C_NODES])
             states, depth = int(c[dfs.C_STORED]), int(c[dfs.C_MAXDEPTH])
             if code == dfs.R_SOLVED:
-                path = _dfs_path(b, c)
+                path, pp = _dfs_path(b, c), p
             elif code == dfs.R_EXHAUSTED and not c[dfs.C_INCOMPLETE]:
                 status = "unsolvable"
             else:
@@ -389,8 +419,9 @@ def solve(variant: str | Rules = "easy-harp", deal: int | None = None, *, layout
     result.seconds = time.perf_counter() - t0
     _check(result, verify)
     # keep one big table around only while it is modest; free the rest
-    if b.t1.shape[0] * ENTRY_BYTES > (64 << 20):
+    if b.t1.shape[0] * DFS_ENTRY_BYTES > (64 << 20):
         b.t1, b.t2 = new_table(INITIAL_TABLE)
+        b.tv = new_payload(INITIAL_TABLE)
     return result
 
 

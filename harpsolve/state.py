@@ -84,11 +84,13 @@ STATE_BYTES = O_COLS + NCOL_MAX * MAXLEN  # 472
 
 # ---- the kernel's rules vector (int64), built by kernel_params ---------------
 P_NCOL, P_DECKS, P_DRAW, P_PASSES, P_BUILD_SUIT, P_RUNS, P_KING_RUNS, P_EMPTY_ANY, \
-    P_CELLS, P_TAKEBACK, P_COMPOUND, P_AUTO, P_PRUNE, P_EXACT_KEY, P_HEUR, P_AGGRESSIVE, P_SIZE = range(17)
+    P_CELLS, P_TAKEBACK, P_COMPOUND, P_AUTO, P_PRUNE, P_EXACT_KEY, P_HEUR, P_AGGRESSIVE, P_DOMINANCE, \
+    P_REACH, P_SIZE = range(19)
 
 
 def kernel_params(rules: Rules, *, compound: bool = True, auto: bool = True, prune: bool = True,
-                  exact_key: bool = False, heuristic: int = 0, aggressive: bool = False) -> np.ndarray:
+                  exact_key: bool = False, heuristic: int = 0, aggressive: bool = False,
+                  dominance: bool = False) -> np.ndarray:
     """Translate a rules record (plus search switches) into the kernel's vector.
 
     ``compound``: stock moves are "play talon card i" (draws and recycles
@@ -99,7 +101,9 @@ def kernel_params(rules: Rules, *, compound: bool = True, auto: bool = True, pru
     not matter (used when counting positions exactly, as the reference does).
     ``aggressive``: also drop moves that are very rarely needed but not
     proved unnecessary (see movegen); only for finding solutions, never
-    for a proof of unsolvability.
+    for a proof of unsolvability.  ``dominance``: where it applies
+    (:func:`stock_dominance`), leave the stock position out of the key; the
+    depth-first search then keeps the best position seen per key (dfs.py).
     """
     p = np.zeros(P_SIZE, np.int64)
     p[P_NCOL] = rules.n_columns
@@ -118,7 +122,20 @@ def kernel_params(rules: Rules, *, compound: bool = True, auto: bool = True, pru
     p[P_EXACT_KEY] = exact_key
     p[P_HEUR] = heuristic
     p[P_AGGRESSIVE] = aggressive
+    p[P_DOMINANCE] = dominance and stock_dominance(rules, compound=compound, prune=prune, exact_key=exact_key)
     return p
+
+
+def stock_dominance(rules: Rules, *, compound: bool = True, prune: bool = True, exact_key: bool = False) -> bool:
+    """Does the stock-position dominance of dfs.py hold for these rules and switches?
+
+    Only with draw 1 and a pass limit: with draw 1 every card from the waste
+    boundary on is one compound move away, so an earlier boundary (or fewer
+    passes used) can do whatever a later one can.  With draw 3 the reachable
+    cards depend on the boundary modulo 3, and with unlimited passes the
+    boundary is not in the key at all.
+    """
+    return bool(rules.draw == 1 and rules.passes > 0 and compound and prune and not exact_key)
 
 
 class StateError(ValueError):
@@ -263,9 +280,10 @@ def _fingerprint(st, p):
     tlen = np.int64(st[O_TLEN])
     thead = tlen
     free_talon = p[P_DRAW] == 1 and p[P_PASSES] == 0
-    if p[P_EXACT_KEY] or not free_talon:
+    # under stock dominance the boundary and recycles are the table's payload instead (dfs.py)
+    if p[P_EXACT_KEY] or not (free_talon or p[P_DOMINANCE]):
         thead = thead * 256 + np.int64(st[O_TPTR])
-    if p[P_EXACT_KEY] or p[P_PASSES] > 0:
+    if p[P_EXACT_KEY] or (p[P_PASSES] > 0 and not p[P_DOMINANCE]):
         thead = thead * 256 + np.int64(st[O_RECYC])
     if free_talon and not p[P_EXACT_KEY]:
         # every card can be played at any time: the order is irrelevant

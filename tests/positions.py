@@ -18,8 +18,9 @@ from harpsolve.rules import Rules, builds_on
 from harpsolve.state import kernel_params, pack
 
 
-def endgame(rules: Rules, rng: random.Random, left: int) -> Layout:
-    """A valid position with about ``left`` cards in play (the highest ranks of each suit)."""
+def endgame(rules: Rules, rng: random.Random, left: int, stock_share: float = 0.5) -> Layout:
+    """A valid position with about ``left`` cards in play (the highest ranks of each suit),
+    at most ``stock_share`` of them in the stock."""
     places = [(s, k) for s in range(4) for k in range(rules.decks)]
     heights = {pl: 13 for pl in places}
     in_play = []
@@ -32,7 +33,7 @@ def endgame(rules: Rules, rng: random.Random, left: int) -> Layout:
     rng.shuffle(in_play)
     stock, cells = [], [None] * rules.cells
     if rules.draw:
-        n = rng.randint(0, len(in_play) // 2)
+        n = rng.randint(0, int(len(in_play) * stock_share))
         stock, in_play = in_play[:n], in_play[n:]
     for k in range(rules.cells):
         if in_play and rng.random() < 0.3:

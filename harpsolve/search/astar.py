@@ -103,7 +103,7 @@ from ..state import (
     MAXLEN, O_COLS, O_FOUND, O_LEN, O_OBLIG, O_RECYC, O_TALON, O_TLEN, O_TPTR, P_AUTO, P_BUILD_SUIT,
     P_DECKS, P_DRAW, P_EMPTY_ANY, P_KING_RUNS, P_NCOL, P_PASSES, P_RUNS, P_TAKEBACK, STATE_BYTES, _fingerprint,
 )
-from .tt import _slot
+from .tt import _rehash, _slot
 
 MODE_MOVES, MODE_TOKENS, MODE_SCORE = range(3)
 MODES = {"moves": MODE_MOVES, "tokens": MODE_TOKENS, "score": MODE_SCORE}
@@ -157,14 +157,6 @@ def _get(store, i, p, st):
         for j in range(np.int64(st[O_LEN + c])):
             st[base + j] = row[k]
             k += 1
-
-
-# ---- fingerprint -> node table (tt.py's open addressing, with a payload) ---------------------
-@njit(**JIT)
-def _rehash(o1, o2, ov, n1, n2, nv):
-    for i in range(o1.shape[0]):
-        if o1[i] != 0:
-            nv[_slot(n1, n2, o1[i], o2[i])] = ov[i]
 
 
 # ---- the open list: a binary heap on (f, -g) ----------------------------------------------------

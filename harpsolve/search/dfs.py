@@ -13,6 +13,27 @@ game has no state-dependent history, so a state's solvability is a property
 of the state alone.  When the stack would overflow, or a node has more
 moves than the move buffer holds, the search flags it and can then only
 answer ``solved`` or ``unknown``, never ``unsolvable``.
+
+Stock dominance (draw 1 with a pass limit; ``state.stock_dominance``): the
+key leaves out the waste/stock boundary ``t`` and the recycles done ``r``,
+and the table keeps, as each key's payload, the smallest ``(r, t)`` seen
+(lexicographically).  A child is skipped when a position with the same key
+and a payload no bigger was entered before; a strictly better one is
+entered again and explored.  Why this is sound: two positions A and B with
+the same key and (r_A, t_A) <= (r_B, t_B) have the same columns, foundations
+and talon order.  Every move B has, A has too, and the results again differ
+only in (r, t), in the same order: a column move leaves the talon alone; a
+talon card i that B reaches (i >= t_B - 1 in this pass, or after one
+recycle, which needs r_B < passes - 1) A reaches as well -- with draw 1 in
+the same pass when r_A = r_B, else after at most one recycle, which r_A <
+r_B leaves A -- and both end with boundary i and r_A' <= r_B'.  Playing the
+waste top home by itself would depend on t, so under dominance that is not
+an automatic move (movegen._auto), and nothing else in the move generator
+looks at (r, t) beyond reachability.  So A wins in no more moves than B;
+at the end of a complete search, a winnable entered position nearest to a
+win would have a best move leading to a position that was either entered
+(nearer: impossible) or skipped for an entered one no farther (impossible):
+no entered position is winnable, the root included.
 """
 from __future__ import annotations
 
@@ -21,14 +42,19 @@ from numba import njit
 
 from ..config import JIT
 from ..movegen import M_TALON_COL, M_TALON_FOUND, _apply, _auto, _gen, _kind, _sort_by_key, _won
-from ..state import O_DOWN, O_FOUND, O_LEN, O_OBLIG, O_TLEN, P_DECKS, P_HEUR, P_NCOL, _fingerprint
-from .tt import _insert
+from ..state import (
+    O_DOWN, O_FOUND, O_LEN, O_OBLIG, O_RECYC, O_TLEN, O_TPTR, P_DECKS, P_DOMINANCE, P_HEUR, P_NCOL, _fingerprint,
+)
+from .tt import _claim
 
 # counters (int64 array ``ctr``)
 C_NODES, C_STORED, C_DEPTH, C_INCOMPLETE, C_MAXDEPTH, C_SIZE = range(6)
 
 # kernel return codes
 R_SOLVED, R_EXHAUSTED, R_PAUSED, R_GROW = range(4)
+
+# what _enter did with a position
+SKIP, NEW_KEY, BETTER = range(3)
 
 
 # ---- move ordering (the --heuristic choices) --------------------------------
@@ -88,7 +114,26 @@ def _order_children(st, p, moves, n, scratch, keys, autobuf):
 
 
 @njit(**JIT)
-def _dfs(stack, moves, mstart, nmoves, nxt, scores, autobuf, t1, t2, ctr, p, node_slice):
+def _enter(t1, t2, tv, st, p):
+    """Enter ``st`` in the table: NEW_KEY, BETTER (its key was there with a worse
+    stock position, under stock dominance) or SKIP (it, or a position that
+    dominates it, was entered before)."""
+    h1, h2 = _fingerprint(st, p)
+    s = _claim(t1, t2, h1, h2)
+    if not p[P_DOMINANCE]:
+        return NEW_KEY if s < 0 else SKIP
+    pos = np.int64(st[O_RECYC]) * 256 + np.int64(st[O_TPTR])
+    if s < 0:
+        tv[-1 - s] = pos
+        return NEW_KEY
+    if tv[s] <= pos:
+        return SKIP
+    tv[s] = pos
+    return BETTER
+
+
+@njit(**JIT)
+def _dfs(stack, moves, mstart, nmoves, nxt, scores, autobuf, t1, t2, tv, ctr, p, node_slice):
     """Search on; the moves of depth d are moves[mstart[d] : mstart[d] + nmoves[d]].
 
     Move lists are stacked in one flat array (a deep path of nodes with few
@@ -125,10 +170,10 @@ def _dfs(stack, moves, mstart, nmoves, nxt, scores, autobuf, t1, t2, ctr, p, nod
             ctr[C_DEPTH] = d + 1
             ctr[C_NODES] = nodes
             return R_SOLVED
-        h1, h2 = _fingerprint(child, p)
-        if not _insert(t1, t2, h1, h2):
+        entered = _enter(t1, t2, tv, child, p)
+        if entered == SKIP:
             continue
-        ctr[C_STORED] += 1
+        ctr[C_STORED] += entered == NEW_KEY
         if d + 1 >= maxd:
             ctr[C_INCOMPLETE] = 1
             continue
@@ -151,15 +196,14 @@ def _dfs(stack, moves, mstart, nmoves, nxt, scores, autobuf, t1, t2, ctr, p, nod
 
 
 @njit(**JIT)
-def _root(stack, moves, mstart, nmoves, nxt, scores, autobuf, t1, t2, ctr, p):
+def _root(stack, moves, mstart, nmoves, nxt, scores, autobuf, t1, t2, tv, ctr, p):
     """Prepare depth 0: safe moves, the root's fingerprint and moves.
 
     Returns the number of automatic moves made at the root (in ``autobuf``),
     or -1 if the root has more moves than the buffer holds.
     """
     na = _auto(stack[0], p, autobuf)
-    h1, h2 = _fingerprint(stack[0], p)
-    _insert(t1, t2, h1, h2)
+    _enter(t1, t2, tv, stack[0], p)
     ctr[C_STORED] = 1
     ctr[C_DEPTH] = 0
     mstart[0] = 0

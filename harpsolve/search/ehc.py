@@ -36,7 +36,7 @@ def _progress(st, p):
 
 
 @njit(**JIT)
-def _ehc(start, p, queue, parent, pmove, t1, t2, slots, moves, scores, autobuf, path, ctr, node_budget, seed):
+def _ehc(start, p, stages, queue, parent, pmove, t1, t2, slots, moves, scores, autobuf, path, ctr, node_budget, seed):
     """Climb from ``start`` (safe moves already made); write the path of moves into ``path``.
 
     ``ctr[0]`` counts nodes, ``ctr[1]`` the path length.  Returns E_SOLVED,
@@ -59,53 +59,58 @@ def _ehc(start, p, queue, parent, pmove, t1, t2, slots, moves, scores, autobuf, 
             ctr[1] = plen
             return E_SOLVED
         h0 = _progress(cur, p)
-        queue[0] = cur
-        parent[0] = -1
-        h1, h2 = _fingerprint(cur, p)
-        slots[0] = -1 - _claim(t1, t2, h1, h2)
-        head = 0
-        tail = 1
         found = -1
-        stored = 1
-        limit_stored = t1.shape[0] // 2
-        while head < tail and found < 0 and nodes < node_budget:
-            n = _gen(queue[head], p, moves, scores)
-            if n < 0:
+        # Each step tries the stages' move sets in turn (see solver._climb_stages)
+        for stage in range(stages.shape[0]):
+            if found >= 0 or nodes >= node_budget:
                 break
-            if seed != 0:
-                for i in range(n - 1, 0, -1):
-                    rng ^= rng << np.uint64(13)
-                    rng ^= rng >> np.uint64(7)
-                    rng ^= rng << np.uint64(17)
-                    j = np.int64(rng % np.uint64(i + 1))
-                    mv = moves[i]
-                    moves[i] = moves[j]
-                    moves[j] = mv
-            for i in range(n):
-                if tail >= cap or stored >= limit_stored:
+            q = stages[stage]
+            queue[0] = cur
+            parent[0] = -1
+            h1, h2 = _fingerprint(cur, p)
+            slots[0] = -1 - _claim(t1, t2, h1, h2)
+            head = 0
+            tail = 1
+            stored = 1
+            limit_stored = t1.shape[0] // 2
+            while head < tail and found < 0 and nodes < node_budget:
+                n = _gen(queue[head], q, moves, scores)
+                if n < 0:
                     break
-                child = queue[tail]
-                child[:] = queue[head]
-                _apply(child, moves[i], p)
-                if child[O_OBLIG] == 0:
-                    _auto(child, p, autobuf)
-                nodes += 1
-                a, b = _fingerprint(child, p)
-                s = _claim(t1, t2, a, b)
-                if s >= 0:
-                    continue
-                slots[stored] = -1 - s
-                stored += 1
-                parent[tail] = head
-                pmove[tail] = moves[i]
-                tail += 1
-                if child[O_OBLIG] == 0 and _progress(child, p) < h0:
-                    found = tail - 1
-                    break
-            head += 1
-        for k in range(stored):
-            t1[slots[k]] = 0
-            t2[slots[k]] = 0
+                if seed != 0:
+                    for i in range(n - 1, 0, -1):
+                        rng ^= rng << np.uint64(13)
+                        rng ^= rng >> np.uint64(7)
+                        rng ^= rng << np.uint64(17)
+                        j = np.int64(rng % np.uint64(i + 1))
+                        mv = moves[i]
+                        moves[i] = moves[j]
+                        moves[j] = mv
+                for i in range(n):
+                    if tail >= cap or stored >= limit_stored:
+                        break
+                    child = queue[tail]
+                    child[:] = queue[head]
+                    _apply(child, moves[i], q)
+                    if child[O_OBLIG] == 0:
+                        _auto(child, q, autobuf)
+                    nodes += 1
+                    a, b = _fingerprint(child, p)
+                    s = _claim(t1, t2, a, b)
+                    if s >= 0:
+                        continue
+                    slots[stored] = -1 - s
+                    stored += 1
+                    parent[tail] = head
+                    pmove[tail] = moves[i]
+                    tail += 1
+                    if child[O_OBLIG] == 0 and _progress(child, p) < h0:
+                        found = tail - 1
+                        break
+                head += 1
+            for k in range(stored):
+                t1[slots[k]] = 0
+                t2[slots[k]] = 0
         if found < 0:
             ctr[0] = nodes
             ctr[1] = plen

@@ -27,6 +27,11 @@ def new_table(capacity: int) -> tuple[np.ndarray, np.ndarray]:
     return np.zeros(capacity, np.uint64), np.zeros(capacity, np.uint64)
 
 
+def new_payload(capacity: int) -> np.ndarray:
+    """One int64 per slot beside the keys (the depth-first search's best stock position)."""
+    return np.zeros(capacity, np.int64)
+
+
 @njit(**JIT)
 def _claim(t1, t2, h1, h2):
     """Find or add a fingerprint: its slot if it was there, ``-1 - slot`` if it was new."""
@@ -61,7 +66,8 @@ def _slot(t1, t2, h1, h2):
 
 
 @njit(**JIT)
-def _rehash(o1, o2, n1, n2):
+def _rehash(o1, o2, ov, n1, n2, nv):
+    """Move every entry, with its payload ``ov[i]``, into the bigger table (n1, n2, nv)."""
     for i in range(o1.shape[0]):
         if o1[i] != 0:
-            _insert(n1, n2, o1[i], o2[i])
+            nv[_slot(n1, n2, o1[i], o2[i])] = ov[i]
