@@ -47,12 +47,12 @@ HEURISTICS = {name: code for code, name in enumerate(HEURISTIC_NAMES)}
 ALGORITHMS = ALGORITHM_NAMES
 # "climb" spends parts of the node budget on two solution-finding phases
 # with an extra, unproved cut (movegen: aggressive) before the complete search.
-CLIMB_SHARE = 0.3           # hill-climbing: at most this share of the budget
+CLIMB_SHARE = 0.4           # hill-climbing: at most this share of the budget
 CLIMB_MAX_NODES = 1_000_000 # ...and at most this many nodes
 CLIMB_RESTARTS = 32         # the climb is greedy: restarts commit to other improvements
 CLIMB_MIN_NODES = 2000      # ...each with at least this many nodes
 CLIMB_MIN_NODES_PASSES = 8_000  # ...under a pass limit (measured: README, "Phases")
-FAST_DFS_SHARE = 0.25       # depth-first search with the extra cut
+FAST_DFS_SHARE = 0.4        # depth-first search with the extra cut
 FAST_DFS_MAX_NODES = 2_000_000
 WASTAR_SHARE = 0.2          # phase 0 (games with every card face up): weighted A*
 WASTAR_MAX_NODES = 300_000
