@@ -19,18 +19,20 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RESULTS = os.path.join(ROOT, "results")
 
-# The sweeps results/ should hold (issue 5): at least deals 1-100 000 of these.
+# The sweeps results/ should hold (issue 5): at least deals 1-100 000 of these, with
+# the node budget of the latest run over the whole range.  A rerun at that budget
+# skips every finished deal; a bigger --max-nodes retries only the unknown ones.
 SWEEPS = [
-    ("easy-harp", "1-100000"),
-    ("endless-harp", "1-100000"),
-    ("harp", "1-100000"),
-    ("big-harp", "1-100000"),
-    ("klondike-3", "1-100000"),
+    ("easy-harp", "1-100000", 50_000),
+    ("endless-harp", "1-100000", 500_000),
+    ("harp", "1-100000", 10_000),
+    ("big-harp", "1-100000", 10_000),
+    ("klondike-3", "1-100000", 100_000),
 ]
 
 
 def commands(folder: str = "results") -> list[str]:
-    return [f"harpsolve sweep {v} {r} --out {folder}/{v}" for v, r in SWEEPS]
+    return [f"harpsolve sweep {v} {r} --out {folder}/{v} --max-nodes {n}" for v, r, n in SWEEPS]
 
 
 def page(results_dir: str) -> str:
