@@ -36,6 +36,67 @@ def _progress(st, p):
 
 
 @njit(**JIT)
+def _bfs(cur, p, q, h0, queue, parent, pmove, t1, t2, slots, moves, scores, autobuf, nodes, node_budget, seed, rng):
+    """Breadth-first search from ``cur``, with the moves of params ``q``, for the nearest
+    position better than ``h0``: (its index in ``queue`` or -1, nodes, rng).
+
+    ``t1``/``t2`` must come in empty and are left empty: ``slots`` records the
+    slots this search fills, and only those are cleared -- a climb makes a
+    step per card home or turned up, and wiping the whole table at every
+    step used to cost more than the search itself.
+    """
+    cap = queue.shape[0]
+    queue[0] = cur
+    parent[0] = -1
+    h1, h2 = _fingerprint(cur, p)
+    slots[0] = -1 - _claim(t1, t2, h1, h2)
+    head = 0
+    tail = 1
+    stored = 1
+    found = -1
+    limit_stored = t1.shape[0] // 2
+    while head < tail and found < 0 and nodes < node_budget:
+        n = _gen(queue[head], q, moves, scores)
+        if n < 0:
+            break
+        if seed != 0:
+            for i in range(n - 1, 0, -1):
+                rng ^= rng << np.uint64(13)
+                rng ^= rng >> np.uint64(7)
+                rng ^= rng << np.uint64(17)
+                j = np.int64(rng % np.uint64(i + 1))
+                mv = moves[i]
+                moves[i] = moves[j]
+                moves[j] = mv
+        for i in range(n):
+            if tail >= cap or stored >= limit_stored:
+                break
+            child = queue[tail]
+            child[:] = queue[head]
+            _apply(child, moves[i], q)
+            if child[O_OBLIG] == 0:
+                _auto(child, q, autobuf)
+            nodes += 1
+            a, b = _fingerprint(child, p)
+            s = _claim(t1, t2, a, b)
+            if s >= 0:
+                continue
+            slots[stored] = -1 - s
+            stored += 1
+            parent[tail] = head
+            pmove[tail] = moves[i]
+            tail += 1
+            if child[O_OBLIG] == 0 and _progress(child, p) < h0:
+                found = tail - 1
+                break
+        head += 1
+    for k in range(stored):
+        t1[slots[k]] = 0
+        t2[slots[k]] = 0
+    return found, nodes, rng
+
+
+@njit(**JIT)
 def _ehc(start, p, stages, queue, parent, pmove, t1, t2, slots, moves, scores, autobuf, path, ctr, node_budget, seed):
     """Climb from ``start`` (safe moves already made); write the path of moves into ``path``.
 
@@ -43,13 +104,10 @@ def _ehc(start, p, stages, queue, parent, pmove, t1, t2, slots, moves, scores, a
     E_STUCK (no better position found: not a proof of anything) or E_BUDGET.
     ``seed`` 0 keeps the generator's move order; any other value shuffles each
     node's moves (xorshift), so that a restart commits to other improvements.
-    ``t1``/``t2`` must come in empty and are left empty: ``slots`` records the
-    slots each breadth-first search fills, and only those are cleared -- a
-    climb makes a step per card home or turned up, and wiping the whole
-    table at every step used to cost more than the search itself.
+    ``stages`` holds the params of the move sets each step tries in turn;
+    ``t1``/``t2``/``slots`` are the breadth-first searches' table (:func:`_bfs`).
     """
     rng = np.uint64(seed) * np.uint64(0x9E3779B97F4A7C15) + np.uint64(1)
-    cap = queue.shape[0]
     cur = start.copy()
     plen = 0
     nodes = ctr[0]
@@ -60,57 +118,12 @@ def _ehc(start, p, stages, queue, parent, pmove, t1, t2, slots, moves, scores, a
             return E_SOLVED
         h0 = _progress(cur, p)
         found = -1
-        # Each step tries the stages' move sets in turn (see solver._climb_stages)
+        # each step tries the stages' move sets in turn (solver._climb_stages)
         for stage in range(stages.shape[0]):
             if found >= 0 or nodes >= node_budget:
                 break
-            q = stages[stage]
-            queue[0] = cur
-            parent[0] = -1
-            h1, h2 = _fingerprint(cur, p)
-            slots[0] = -1 - _claim(t1, t2, h1, h2)
-            head = 0
-            tail = 1
-            stored = 1
-            limit_stored = t1.shape[0] // 2
-            while head < tail and found < 0 and nodes < node_budget:
-                n = _gen(queue[head], q, moves, scores)
-                if n < 0:
-                    break
-                if seed != 0:
-                    for i in range(n - 1, 0, -1):
-                        rng ^= rng << np.uint64(13)
-                        rng ^= rng >> np.uint64(7)
-                        rng ^= rng << np.uint64(17)
-                        j = np.int64(rng % np.uint64(i + 1))
-                        mv = moves[i]
-                        moves[i] = moves[j]
-                        moves[j] = mv
-                for i in range(n):
-                    if tail >= cap or stored >= limit_stored:
-                        break
-                    child = queue[tail]
-                    child[:] = queue[head]
-                    _apply(child, moves[i], q)
-                    if child[O_OBLIG] == 0:
-                        _auto(child, q, autobuf)
-                    nodes += 1
-                    a, b = _fingerprint(child, p)
-                    s = _claim(t1, t2, a, b)
-                    if s >= 0:
-                        continue
-                    slots[stored] = -1 - s
-                    stored += 1
-                    parent[tail] = head
-                    pmove[tail] = moves[i]
-                    tail += 1
-                    if child[O_OBLIG] == 0 and _progress(child, p) < h0:
-                        found = tail - 1
-                        break
-                head += 1
-            for k in range(stored):
-                t1[slots[k]] = 0
-                t2[slots[k]] = 0
+            found, nodes, rng = _bfs(cur, p, stages[stage], h0, queue, parent, pmove, t1, t2, slots, moves, scores,
+                                     autobuf, nodes, node_budget, seed, rng)
         if found < 0:
             ctr[0] = nodes
             ctr[1] = plen
