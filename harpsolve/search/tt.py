@@ -53,12 +53,6 @@ def _claim(t1, t2, h1, h2):
 
 
 @njit(**JIT)
-def _insert(t1, t2, h1, h2):
-    """Add a fingerprint; return True when it was not there before."""
-    return _claim(t1, t2, h1, h2) < 0
-
-
-@njit(**JIT)
 def _slot(t1, t2, h1, h2):
     """The slot holding a fingerprint, claimed for it if it was absent (for tables with a payload)."""
     s = _claim(t1, t2, h1, h2)
