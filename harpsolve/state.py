@@ -85,7 +85,14 @@ STATE_BYTES = O_COLS + NCOL_MAX * MAXLEN  # 472
 # ---- the kernel's rules vector (int64), built by kernel_params ---------------
 P_NCOL, P_DECKS, P_DRAW, P_PASSES, P_BUILD_SUIT, P_RUNS, P_KING_RUNS, P_EMPTY_ANY, \
     P_CELLS, P_TAKEBACK, P_COMPOUND, P_AUTO, P_PRUNE, P_EXACT_KEY, P_HEUR, P_AGGRESSIVE, P_DOMINANCE, \
-    P_REACH, P_SIZE = range(19)
+    P_REACH, P_CUTS, P_DEAD_END, P_ALWAYS_HOME, P_MERGE_COLOURS, P_NOISE, P_SEED, P_W0 = range(25)
+# P_CUTS: bit set of the proved cuts in use (movegen).  P_DEAD_END: the DFS
+# runs the delete-relaxation dead-end test on new states (search/relax.py).
+# P_ALWAYS_HOME, P_MERGE_COLOURS: streamliners -- only for finding solutions,
+# never for a proof.  P_NOISE, P_SEED, P_W0 .. P_W0 + N_WEIGHTS - 1: the move
+# order of the "features" heuristic (search/restarts.py).
+N_WEIGHTS = 10
+P_SIZE = P_W0 + N_WEIGHTS
 
 
 def kernel_params(rules: Rules, *, compound: bool = True, auto: bool = True, prune: bool = True,
