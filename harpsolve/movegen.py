@@ -28,6 +28,7 @@ from .state import (
     EMPTY, MAXLEN, O_OBLIG, O_OBLIG_PLACE, O_CELL, O_COLS, O_DOWN, O_FOUND, O_LEN, O_RECYC, O_TALON, O_TLEN, O_TPTR,
     P_AUTO, P_BUILD_SUIT, P_CELLS, P_COMPOUND, P_DECKS, P_DRAW, P_EMPTY_ANY, P_KING_RUNS,
     P_NCOL, P_PASSES, P_PRUNE, P_RUNS, P_TAKEBACK, P_HEUR, P_AGGRESSIVE, P_DOMINANCE, P_REACH,
+    P_ALWAYS_HOME,
 )
 
 M_COL_FOUND = 1
@@ -133,6 +134,8 @@ def _safe(st, card, p):
     interchangeable.  Proved case by case here; tests compare pruned and
     unpruned searches on small positions.
     """
+    if p[P_ALWAYS_HOME]:
+        return True  # the streamliner of search/restarts.py: never for a proof
     r = card % 13 + 1
     s = card // 13
     decks = p[P_DECKS]

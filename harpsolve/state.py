@@ -97,7 +97,8 @@ P_SIZE = P_W0 + N_WEIGHTS
 
 def kernel_params(rules: Rules, *, compound: bool = True, auto: bool = True, prune: bool = True,
                   exact_key: bool = False, heuristic: int = 0, aggressive: bool = False,
-                  dominance: bool = False) -> np.ndarray:
+                  dominance: bool = False, always_home: bool = False, merge_colours: bool = False,
+                  weights=None, noise: int = 0, seed: int = 0) -> np.ndarray:
     """Translate a rules record (plus search switches) into the kernel's vector.
 
     ``compound``: stock moves are "play talon card i" (draws and recycles
@@ -111,6 +112,11 @@ def kernel_params(rules: Rules, *, compound: bool = True, auto: bool = True, pru
     for a proof of unsolvability.  ``dominance``: where it applies
     (:func:`stock_dominance`), leave the stock position out of the key; the
     depth-first search then keeps the best position seen per key (dfs.py).
+    ``always_home``, ``merge_colours``: the streamliners of search/restarts.py
+    (every card that can go home goes at once; the two suits of a colour are
+    one suit in the key) -- solution finding only, never a proof.
+    ``weights`` (up to N_WEIGHTS ints), ``noise``, ``seed``: the move order of
+    the "features" heuristic (search/dfs.py, ``H_FEATURES``).
     """
     p = np.zeros(P_SIZE, np.int64)
     p[P_NCOL] = rules.n_columns
@@ -130,6 +136,14 @@ def kernel_params(rules: Rules, *, compound: bool = True, auto: bool = True, pru
     p[P_HEUR] = heuristic
     p[P_AGGRESSIVE] = aggressive
     p[P_DOMINANCE] = dominance and stock_dominance(rules, compound=compound, prune=prune, exact_key=exact_key)
+    p[P_ALWAYS_HOME] = always_home
+    p[P_MERGE_COLOURS] = merge_colours
+    p[P_NOISE] = noise
+    p[P_SEED] = seed
+    if weights is not None:
+        if len(weights) > N_WEIGHTS:
+            raise ValueError(f"at most {N_WEIGHTS} weights")
+        p[P_W0:P_W0 + len(weights)] = weights
     return p
 
 
@@ -248,9 +262,61 @@ def _seq_hash(st, start, n, head):
     return ha, hb
 
 
+_MERGED_SUIT = np.array([0, 1, 1, 0], np.int64)  # clubs/spades -> clubs, diamonds/hearts -> diamonds
+
+
+@njit(**JIT)
+def _merge_colours(st, p):
+    """A copy of ``st`` with spades written as clubs and hearts as diamonds, and
+    each colour's foundation heights sorted across its places.
+
+    The streamliner of Blake & Gent §5.5: states that differ only by swapping
+    the two suits of a colour share a key.  Unsound (the suits are not
+    interchangeable: their cards sit in different places), so a search with
+    it may only ever report a solution it found (search/restarts.py).
+    """
+    m = st.copy()
+    for c in range(p[P_NCOL]):
+        base = O_COLS + MAXLEN * c
+        for j in range(np.int64(st[O_LEN + c])):
+            card = np.int64(st[base + j])
+            m[base + j] = _MERGED_SUIT[card // 13] * 13 + card % 13
+    for i in range(np.int64(st[O_TLEN])):
+        card = np.int64(st[O_TALON + i])
+        m[O_TALON + i] = _MERGED_SUIT[card // 13] * 13 + card % 13
+    for k in range(p[P_CELLS]):
+        card = np.int64(st[O_CELL + k])
+        if card != EMPTY:
+            m[O_CELL + k] = _MERGED_SUIT[card // 13] * 13 + card % 13
+    decks = p[P_DECKS]
+    h = np.zeros(2 * PLACES_MAX // 4, np.int64)
+    for colour in range(2):
+        n = 0
+        for s in range(4):
+            if _MERGED_SUIT[s] == colour:
+                for k in range(decks):
+                    h[n] = st[O_FOUND + s * decks + k]
+                    n += 1
+        h[:n].sort()
+        n = 0
+        for s in range(4):
+            if _MERGED_SUIT[s] == colour:
+                for k in range(decks):
+                    m[O_FOUND + s * decks + k] = h[n]
+                    n += 1
+    return m
+
+
 @njit(**JIT)
 def _fingerprint(st, p):
     """The 128-bit canonical fingerprint (two uint64) of state ``st``."""
+    if p[P_MERGE_COLOURS]:
+        return _key(_merge_colours(st, p), p)
+    return _key(st, p)
+
+
+@njit(**JIT)
+def _key(st, p):
     ncol = p[P_NCOL]
     # columns: an unordered multiset -> sum of per-column hashes
     ca = np.uint64(0)

@@ -43,7 +43,8 @@ from numba import njit
 from ..config import JIT
 from ..movegen import M_TALON_COL, M_TALON_FOUND, _apply, _auto, _gen, _kind, _sort_by_key, _won
 from ..state import (
-    O_DOWN, O_FOUND, O_LEN, O_OBLIG, O_RECYC, O_TLEN, O_TPTR, P_DECKS, P_DOMINANCE, P_HEUR, P_NCOL, _fingerprint,
+    MAXLEN, O_COLS, O_DOWN, O_FOUND, O_LEN, O_OBLIG, O_RECYC, O_TLEN, O_TPTR, P_DECKS, P_DOMINANCE, P_HEUR, P_NCOL,
+    P_NOISE, P_PASSES, P_SEED, P_W0, _fingerprint, _mix_a,
 )
 from .tt import _claim
 
@@ -64,6 +65,11 @@ SKIP, NEW_KEY, BETTER = range(3)
 # (foundation moves, moves that turn a hidden card, talon plays, other column
 # moves, free cells, take-backs: see movegen._gen).
 H_STATIC, H_LOOKAHEAD, H_FEWEST_HIDDEN, H_FOUNDATION_FIRST, H_STOCK_LAST, H_WEIGHTED = range(6)
+# Not a --heuristic name: its weights and seed are set per run by search/restarts.py.
+H_FEATURES = 6
+# the features of H_FEATURES, in the order of their weights P_W0 + k
+(F_HIDDEN, F_ON_HIDDEN, F_BLOCKERS, F_BURIED_PAIRS, F_EMPTY, F_KINGS_ON_CARDS, F_HOME, F_TALON,
+ F_RECYCLES, F_WASTE) = range(10)
 
 
 @njit(**JIT)
@@ -82,8 +88,72 @@ def _features(st, p):
 
 
 @njit(**JIT)
+def _feature_key(st, m, p):
+    """H_FEATURES: the weighted sum of single-card-game features of ``st``, plus noise.
+
+    Features (Bjarnason et al. 2007 used most of them for Klondike; the
+    weights of a run are ``p[P_W0 + k]``, smaller keys are tried first):
+    hidden cards; face-up cards lying on hidden cards (each must move before
+    the card under it turns); cards that lie on a lower card of their own
+    suit (the lower one cannot go home before they move); kinds whose two
+    copies are both face down; empty columns; kings lying on another card
+    (only an empty column takes them); cards home; cards in stock and waste;
+    with a pass limit, the recycles used and the waste size (cards passed
+    over in this pass: both spend the scarce passes).  ``P_NOISE`` > 0 adds a
+    pseudo-random 0..P_NOISE drawn from ``P_SEED``, the move and the child's
+    counts, so a seed always gives the same order.
+    """
+    f = np.zeros(10, np.int64)
+    once = np.int64(0)
+    for c in range(p[P_NCOL]):
+        n = np.int64(st[O_LEN + c])
+        down = np.int64(st[O_DOWN + c])
+        if n == 0:
+            f[F_EMPTY] += 1
+            continue
+        f[F_HIDDEN] += down
+        if down > 0:
+            f[F_ON_HIDDEN] += n - down
+        base = O_COLS + MAXLEN * c
+        mins = np.int64(0xFFFF)  # lowest rank seen lower in the column, 4 bits per suit
+        for j in range(n):
+            card = np.int64(st[base + j])
+            r = card % 13
+            s4 = (card // 13) * 4
+            if ((mins >> s4) & 15) < r:
+                f[F_BLOCKERS] += 1
+            else:
+                mins = (mins & ~(np.int64(15) << s4)) | (r << s4)
+            if r == 12 and j > 0:
+                f[F_KINGS_ON_CARDS] += 1
+            if j < down:
+                bit = np.int64(1) << card
+                if once & bit:
+                    f[F_BURIED_PAIRS] += 1
+                else:
+                    once |= bit
+    for k in range(4 * p[P_DECKS]):
+        f[F_HOME] += np.int64(st[O_FOUND + k])
+    f[F_TALON] = np.int64(st[O_TLEN])
+    if p[P_PASSES] > 0:
+        f[F_RECYCLES] = np.int64(st[O_RECYC])
+        f[F_WASTE] = np.int64(st[O_TPTR])
+    key = np.int64(0)
+    for k in range(10):
+        key += p[P_W0 + k] * f[k]
+    if p[P_NOISE] > 0:
+        z = np.uint64(p[P_SEED]) * np.uint64(0x9E3779B97F4A7C15)
+        z = _mix_a(z ^ np.uint64(m))
+        z = _mix_a(z ^ np.uint64(f[F_HIDDEN] * 65536 + f[F_HOME] * 256 + f[F_TALON]))
+        key += np.int64(z % np.uint64(p[P_NOISE] + 1))
+    return key
+
+
+@njit(**JIT)
 def _child_key(child, m, p):
     h = p[P_HEUR]
+    if h == H_FEATURES:
+        return _feature_key(child, m, p)
     hidden, home, empty, talon = _features(child, p)
     if h == H_LOOKAHEAD:
         return hidden * 8 - home

@@ -1,0 +1,140 @@
+"""A portfolio of restarted depth-first searches with diverse move orders.
+
+One depth-first search follows its move order into a blind spot and spends
+the whole budget there: on easy-harp deals an order that finds a win in a
+few thousand nodes for one deal wanders for millions on the next, and a
+different order finds it at once (issue 11: single orders solved 13-18 of
+deals 1-30, their union 26).  So this engine runs *rounds*: each round runs
+the depth-first search once per weight set of ``WEIGHT_SETS`` (the
+``H_FEATURES`` order of search/dfs.py: a weighted sum of single-card-game
+features plus seeded noise), each run with its own fresh table and the
+round's node budget; the budget doubles from round to round (Luby-style
+doubling: a deal that needs n nodes under some order costs at most about
+twice the sum of all orders' shares up to n).
+
+Every complete run searches the same graph as the plain classifier -- the
+order only changes which child is tried first -- so a run that exhausts its
+graph (no streamliner, no overflow) proves the deal unsolvable ("exhausted").
+
+Streamliners (Blake & Gent, JAIR 2026, §5.5 "smart solvability"): before
+the complete rounds, one round runs with every card that can go home sent
+home at once (``P_ALWAYS_HOME``) and with the two suits of a colour merged in
+the key (``P_MERGE_COLOURS``).  Both cut wins (so a streamlined run never
+answers ``unsolvable``), but they shrink the graph a lot, and a win they find
+is a win: every solution is shortened, turned into tokens and replayed by the
+reference engine like any other.
+
+Harp's pass limit: every weight set charges the recycles used and the cards
+passed over in this pass (features ``F_RECYCLES``, ``F_WASTE``), so moves that
+spend the stock come after moves that do not.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+from ..rules import Rules
+from ..state import kernel_params, pack
+from . import dfs
+
+BASE_NODES = 5_000        # the first round's budget per run; doubles every round
+STREAMLINE_ROUNDS = 1     # rounds with the streamliners, before the complete rounds
+
+# The move orders: weights of the features of dfs._feature_key, in the order
+# hidden, on-hidden, blockers, buried pairs, empty columns, kings on cards,
+# home, talon, recycles, waste (smaller key first), and the noise amplitude.
+# Each leans on another feature; the last two are mostly random.
+WEIGHT_SETS: tuple[tuple[tuple[int, ...], int], ...] = (
+    ((16, 0, 0, 0, -6, 0, -2, 1, 32, 1), 0),    # the "weighted" heuristic
+    ((8, 0, 0, 0, 0, 0, -1, 0, 16, 0), 0),      # "lookahead": hidden cards, then cards home
+    ((6, 3, 0, 0, -4, 2, -2, 1, 32, 1), 1),     # face-up cards lying on hidden ones
+    ((6, 1, 3, 3, -3, 2, -2, 0, 32, 1), 1),     # blockers of their own suit, buried pairs
+    ((2, 0, 1, 0, -2, 0, -8, 0, 24, 1), 1),     # cards home first
+    ((8, 2, 1, 1, -4, 1, -2, 4, 32, 2), 1),     # empty the stock
+    ((10, 2, 2, 2, -5, 2, -3, 1, 32, 1), 8),    # a bit of everything, noisy
+    ((4, 0, 0, 0, 0, 0, -1, 0, 16, 0), 24),     # mostly random
+)
+
+
+@dataclass
+class RestartResult:
+    status: str                 # 'solved' | 'unsolvable' | 'unknown'
+    engine: str                 # the run that decided, e.g. "restart r2.3" (or "restart" when none did)
+    proof: str | None           # "exhausted" for an unsolvable deal
+    tokens: list[str] | None    # the verified solution (SPEC move tokens)
+    nodes: int                  # all runs together
+    states: int                 # states stored by the deciding (or last) run
+    reason: str                 # why unknown: "nodes", "time", "memory", "depth"
+    runs: int = 0
+
+
+def run_params(rules: Rules, k: int, rnd: int, *, streamlined: bool):
+    """The kernel vector of run ``k`` of round ``rnd`` (1-based)."""
+    weights, noise = WEIGHT_SETS[k]
+    return kernel_params(rules, heuristic=dfs.H_FEATURES, dominance=True, weights=weights, noise=noise,
+                         seed=1000 * rnd + k + (500 if streamlined else 0),
+                         always_home=streamlined, merge_colours=streamlined)
+
+
+def schedule(max_nodes: int, *, streamline: bool = True):
+    """The runs in order: (round, index, streamlined, node budget); budgets sum to max_nodes
+    (endless with max_nodes = 0)."""
+    used = 0
+    rnd = 0
+    while True:
+        rnd += 1
+        streamlined = streamline and rnd <= STREAMLINE_ROUNDS
+        level = rnd - (STREAMLINE_ROUNDS if streamline and not streamlined else 0)
+        per_run = BASE_NODES << (level - 1)
+        for k in range(len(WEIGHT_SETS)):
+            cap = per_run if not max_nodes else min(per_run, max_nodes - used)
+            if cap <= 0:
+                return
+            yield level, k, streamlined, cap
+            used += cap
+
+
+def run(rules: Rules, layout, *, max_nodes: int, deadline: float | None = None, max_memory: int = 1 << 30,
+        streamline: bool = True, verify: bool = True) -> RestartResult:
+    """Classify one layout with the portfolio (``deadline``: a time.perf_counter() value or None)."""
+    from .. import solver as sv  # the solver's search buffers and path tools (it imports search/)
+    from ..solution import path_tokens
+
+    b = sv._buffers()
+    root = pack(layout, rules)
+    nodes = states = runs = 0
+    reason = "nodes"
+    for level, k, streamlined, cap in schedule(max_nodes, streamline=streamline):
+        if deadline is not None and time.perf_counter() > deadline:
+            reason = "time"
+            break
+        p = run_params(rules, k, level, streamlined=streamlined)
+        code, why, ctr = sv._dfs_phase(b, root, p, cap, deadline, max_memory)
+        runs += 1
+        nodes += int(ctr[dfs.C_NODES])
+        states = int(ctr[dfs.C_STORED])
+        name = f"restart {'s' if streamlined else 'r'}{level}.{k}"
+        if code == dfs.R_SOLVED:
+            path = sv._dfs_path(b, ctr)
+            tokens = path_tokens(root, sv.shortcut(root, sv.shorten(root, path, p), p), p)
+            if verify:
+                _verify(rules, layout, tokens)
+            return RestartResult("solved", name, None, tokens, nodes, states, "", runs)
+        if code == dfs.R_EXHAUSTED and not ctr[dfs.C_INCOMPLETE] and not streamlined:
+            return RestartResult("unsolvable", name, "exhausted", None, nodes, states, "", runs)
+        if why in ("time", "memory"):
+            reason = why
+        elif code == dfs.R_EXHAUSTED and not streamlined:
+            reason = "depth"
+        if why == "time":
+            break
+    return RestartResult("unknown", "restart", None, None, nodes, states, reason, runs)
+
+
+def _verify(rules: Rules, layout, tokens: list[str]) -> None:
+    from ..reference import replay
+    from ..solver import SolverError
+
+    rep = replay(rules, layout, tokens)
+    if not (rep.ok and rep.won):
+        raise SolverError(f"internal error: a restart's solution failed replay at move {rep.error_index}: {rep.error}")
