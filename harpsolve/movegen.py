@@ -25,7 +25,7 @@ from numba import njit
 
 from .config import JIT
 from .state import (
-    EMPTY, MAXLEN, O_OBLIG, O_OBLIG_PLACE, O_CELL, O_COLS, O_DOWN, O_FOUND, O_LEN, O_RECYC, O_TALON, O_TLEN, O_TPTR,
+    EMPTY, MAXLEN, O_OBLIG, O_CELL, O_COLS, O_DOWN, O_FOUND, O_LEN, O_RECYC, O_TALON, O_TLEN, O_TPTR,
     P_AUTO, P_BUILD_SUIT, P_CELLS, P_COMPOUND, P_DECKS, P_DRAW, P_EMPTY_ANY, P_KING_RUNS,
     P_NCOL, P_PASSES, P_PRUNE, P_RUNS, P_TAKEBACK, P_HEUR, P_AGGRESSIVE, P_DOMINANCE, P_REACH,
     P_ALWAYS_HOME,
@@ -117,30 +117,57 @@ def _suit_min(st, s, decks):
 
 @njit(**JIT)
 def _safe(st, card, p):
-    """Can ``card`` go to its foundation without ever costing a win?
+    """Can ``card`` (a column top or in a cell) go home without ever costing a win?
 
-    A card on the tableau is useful only as a base for the cards that build
-    on it.  Alternate colours: those are the opposite-colour cards one rank
-    lower.  If every copy of them is already on the foundations, nothing can
-    ever be built on ``card`` again -- unless take-back brings one back; a
-    card taken back onto ``card`` is itself useful only to hold same-colour
-    cards two ranks lower, so with take-back we also need every copy of those
-    on the foundations (then the whole chain could only ever hold cards taken
-    back from the foundations, which uncovers nothing and frees nothing).
-    Same-suit building: the cards that build on ``card`` are the other copies
-    of the same suit one rank lower (none with one deck, where the one below
-    is already home when ``card`` can go up).  Moving ``card`` up never blocks
-    anything else: a foundation only accepts, and the places of a suit are
-    interchangeable.  Proved case by case here; tests compare pruned and
-    unpruned searches on small positions.
+    Proof (alternate colours; any number of decks; take-back on or off).  Let
+    c have suit s and rank r, P the position, P' = P with c moved home, and L a
+    winning line from P.  Call a card kind *junk* when every copy of it is home
+    in P and every kind that may be built on it is junk too; the kinds built
+    on c must be junk.  The conditions below make these kinds junk: the
+    opposite-colour ranks <= r-1 (all their places >= r-1 in P); with take-back
+    also the other same-colour suit's ranks <= r-2 and s's ranks <= r-1 (its
+    places >= r-2 and >= r-1), each of which only carries kinds already listed.
+    Without take-back junk never leaves home, so the opposite colour's
+    condition is enough for junk (s's places >= r-1 are needed anyway, for
+    the foundation, below).  A non-junk card is never built on a junk card or on c (what
+    builds on them is junk), so in L junk taken back only ever carries junk:
+    it frees nothing, and a lowered foundation only accepts junk again.
+    Follow L from P' and keep, at every step, L's position with c (while L
+    has it out) and every junk card out of the foundations put home; one
+    place per suit is raised to the junk rank, and for s one place at r-1
+    to r for c.  Each move of L is either made unchanged (the card or the
+    non-junk part of a moved run is where L has it, its target is not junk,
+    the same cells and empty columns are free) or skipped (it moves only c or
+    junk).  A non-junk foundation move needs a place at k-1 >= the junk
+    rank, which the raising left alone -- except the other copy c' of c
+    (rank r, two or more decks) while c is out in L: it needs a place of s
+    at r-1, and one of them holds c in P'.  With every place of s >= r-1
+    in P (and s's r-1 copies junk, so at most r-1 after a take-back), the
+    places of s below r number the copies of rank r out in L, at least two
+    (c and c'), so one is left.  Without that condition this fails: places
+    J and 10 of hearts, the queens of hearts on a column and in the stock
+    under the jack (draw 3) -- the column queen going up first loses the
+    game (tests/test_cuts.py).  The line from P' is never longer than L and
+    skips c's move home, so it is strictly shorter: safe moves are on some
+    shortest winning line, which :func:`_gen` uses for "never take back a
+    safe card" (the take-back of a safe card would be undone by a shorter line).
+    Same-suit building: the kinds built on c are s's rank r-1 copies; all
+    places of s >= r-1 makes them junk (they only carry s's r-2, also home),
+    which with one deck holds whenever c can go up.  A talon card c with
+    draw 1: L's talon with c deleted reaches every other card whenever L
+    does (the card under c is the waste top sooner), so the same follows;
+    with draw 3 deleting c shifts what the taps reach, and ``_auto`` leaves
+    those alone.
     """
     if p[P_ALWAYS_HOME]:
         return True  # the streamliner of search/restarts.py: never for a proof
     r = card % 13 + 1
     s = card // 13
     decks = p[P_DECKS]
+    if _suit_min(st, s, decks) < r - 1:
+        return False  # the other copies of c need a place at r-1 (see above)
     if p[P_BUILD_SUIT]:
-        return _suit_min(st, s, decks) >= r - 1
+        return True
     red = s == 1 or s == 2
     for t in range(4):
         t_red = t == 1 or t == 2
@@ -150,10 +177,6 @@ def _safe(st, card, p):
         elif p[P_TAKEBACK] and t != s:
             if _suit_min(st, t, decks) < r - 2:
                 return False
-    if p[P_TAKEBACK] and decks > 1:
-        # the other places of the card's own suit: their copies of rank r-2
-        if _suit_min(st, s, decks) < r - 2:
-            return False
     return True
 
 
@@ -254,7 +277,6 @@ def _apply(st, m, p):
     a = _a(m)
     b = _b(m)
     st[O_OBLIG] = 0
-    st[O_OBLIG_PLACE] = 0
     if kind == M_COL_FOUND:
         card = _top(st, a)
         _col_pop(st, a, 1)
@@ -281,9 +303,6 @@ def _apply(st, m, p):
         card = (a // p[P_DECKS]) * 13 + h - 1
         st[O_FOUND + a] = h - 1
         _col_push(st, b, card)
-        if p[P_PRUNE]:
-            st[O_OBLIG] = b + 1
-            st[O_OBLIG_PLACE] = a + 1
     elif kind == M_COL_CELL:
         st[O_CELL + b] = _top(st, a)
         _col_pop(st, a, 1)
@@ -443,17 +462,11 @@ def _sort_by_key(moves, keys, n):
 # obligation is met.  A talon card is offered for a column only if some card
 # outside the talon could end such a chain (rank below, colours alternating).
 #
-# Take-back (any stock rules) is the same with one more use: a card c taken
-# back from foundation place f matters only as a base for what is put on it
-# next, or to expose the card below it on f so that card can be taken back
-# too.  The argument is the one above with "the talon" read as "place f": if
-# nothing is ever put on c and the card below is not taken back while c is
-# out, c's trip is deleted (its departure to a foundation vanishes; a move
-# to another column becomes a take-back straight there); otherwise the
-# take-back is postponed to just before its first use, and nothing in
-# between needed place f lower (only the card below could leave it, and that
-# is a use).  So a take-back sets OBLIG = c's column + 1 and OBLIG_PLACE =
-# f + 1: the next move puts a card on c, or takes back f's new top.
+# There is no such obligation after a take-back: the same argument fails
+# there (a card taken back may be needed on the column only to be moved on
+# with what it holds, the place it left may be needed lower later), and the
+# pruned search lost won positions with it, with one deck too
+# (tests/test_cuts.py).
 @njit(**JIT)
 def _chains_on(p):
     return p[P_DRAW] == 1 and p[P_PASSES] == 0 and p[P_COMPOUND] and p[P_PRUNE]
@@ -545,27 +558,6 @@ def _gen_obligation(st, p, out, scores, c):
                 count = _push_move(out, scores, count, _mk(M_FOUND_COL, f, c, 0), 600)
                 if count < 0:
                     return -1
-        f = np.int64(st[O_OBLIG_PLACE]) - 1
-        if f >= 0 and st[O_FOUND + f] > 0:
-            # expose-and-take-back: the next card of the same place, anywhere
-            card = (f // decks) * 13 + np.int64(st[O_FOUND + f]) - 1
-            first_empty = -1
-            for t in range(ncol):
-                if st[O_LEN + t] == 0:
-                    first_empty = t
-                    break
-            for t in range(ncol):
-                if t == c:
-                    continue  # onto c itself was listed above
-                tl = np.int64(st[O_LEN + t])
-                if tl == 0:
-                    ok = (p[P_EMPTY_ANY] or card % 13 == 12) and t == first_empty
-                else:
-                    ok = _builds(card, np.int64(st[O_COLS + MAXLEN * t + tl - 1]), suit_build)
-                if ok:
-                    count = _push_move(out, scores, count, _mk(M_FOUND_COL, f, t, 0), 600)
-                    if count < 0:
-                        return -1
     return count
 
 

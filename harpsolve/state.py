@@ -19,10 +19,9 @@ Byte layout (offsets are the module constants)::
                               stock = TALON[TPTR:TLEN] (next drawn = TALON[TPTR])
     38       1    RECYCLES    waste-to-stock turns done (saturates at 255)
     39       1    OBLIG       c+1 when the next move must put a card on column c's top
-                              (a card just played there from the talon or taken
-                              back from a foundation; see movegen), else 0
-    40       1    OBLIG_PLACE p+1 when, instead, the new top of foundation place p
-                              may be taken back (after a take-back from p), else 0
+                              (a card just played there from the talon with draw 1
+                              and unlimited passes; see movegen), else 0
+    40       1    (spare)
     41     104    TALON[i]    stock and waste as one sequence, in draw order
     145      7    (spare)
     152    320    COL[c, i]   column c, bottom (i = 0) to top (i = LEN-1),
@@ -77,7 +76,6 @@ O_TLEN = 36
 O_TPTR = 37
 O_RECYC = 38
 O_OBLIG = 39
-O_OBLIG_PLACE = 40
 O_TALON = 41
 O_COLS = 152
 STATE_BYTES = O_COLS + NCOL_MAX * MAXLEN  # 472
@@ -368,7 +366,6 @@ def _key(st, p):
             tb += _mix_b(card + np.uint64(4000))
     else:
         ta, tb = _seq_hash(st, O_TALON, tlen, thead)
-    fcode = fcode * np.uint64(16) + np.uint64(st[O_OBLIG_PLACE])
     h1 = _mix_a(_mix_a(_mix_a(ca ^ fcode) + ta) ^ cella)
     h2 = _mix_b(_mix_b(_mix_b(cb + fcode) ^ tb) + cellb)
     return h1, h2
