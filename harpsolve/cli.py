@@ -631,6 +631,91 @@ def compare_cmd(a, b, limit):
         sys.exit(1)
 
 
+# ---- the published tables: lookup, deals ---------------------------------------------
+def _tables_friendly(fn):
+    """Like ``_results_friendly``, and also for missing tables and bad grade choices."""
+
+    @functools.wraps(fn)
+    def wrapper(*a, **kw):
+        from .tables import TablesError
+
+        try:
+            return fn(*a, **kw)
+        except TablesError as e:
+            fail(str(e))
+
+    return _results_friendly(wrapper)
+
+
+_results_option = click.option(
+    "--results", "results", metavar="PATH", type=click.Path(),
+    help="Tables folder: a folder of per-variant folders, or one sweep's --out folder "
+         "[default: $HARPSOLVE_RESULTS, else the repository's results/].")
+
+
+@main.command("lookup")
+@click.argument("variant")
+@click.argument("deal_refs", nargs=-1, required=True, metavar="N|CODE|daily[:YYYY-MM-DD]...")
+@_deal_rule_option
+@_results_option
+@click.option("--json", "as_json", is_flag=True, help="Print the answers as JSON.")
+@_tables_friendly
+def lookup_cmd(variant, deal_refs, rule_overrides, results, as_json):
+    """Answer from the published tables, without solving: is the deal winnable?
+
+    \b
+      harpsolve lookup easy-harp 5 daily
+      harpsolve lookup klondike-3 EH1-N-AAAAAAF 17 --json
+
+    Prints status, solution length or proof, and the search effort (nodes)
+    with its difficulty grade; "not in the tables" for a deal outside the
+    swept range or for other rules (--rule changes the rules fingerprint).
+    """
+    from .deals import parse_deal_ref
+    from .rules import get_rules
+    from .tables import lookup
+
+    rules = get_rules(variant, rule_overrides)
+    numbers = [parse_deal_ref(ref) for ref in deal_refs]
+    answer = lookup(rules, numbers, results)
+    click.echo(answer.json() if as_json else answer.text())
+
+
+@main.command("deals")
+@click.argument("variant")
+@click.option("--status", type=click.Choice(["solved", "unsolvable", "unknown"]), default="solved",
+              show_default=True, help="Pick deals with this status in the tables.")
+@click.option("--difficulty", type=click.Choice(["easy", "medium", "hard", "extreme"]), default=None,
+              help="Solved deals of this grade: search effort (nodes) up to the 50th percentile of the "
+                   "solved deals, 50th-80th, 80th-95th, above the 95th.")
+@click.option("--count", "-n", type=int, default=10, show_default=True, help="How many deals.")
+@click.option("--seed", type=int, default=None, help="Random seed (same seed and tables, same deals) [default: fresh, printed].")
+@_deal_rule_option
+@_results_option
+@_tables_friendly
+def deals_cmd(variant, status, difficulty, count, seed, rule_overrides, results):
+    """Deal numbers picked from the published tables, e.g. winnable deals by difficulty.
+
+    \b
+      harpsolve deals easy-harp --difficulty hard --count 10
+      harpsolve deals klondike-3 --status unsolvable --count 5 --seed 1
+
+    One deal number per line on stdout; what was picked from (grade
+    bounds, pool size, seed) on stderr.
+    """
+    from .rules import get_rules
+    from .tables import pick_deals
+
+    rules = get_rules(variant, rule_overrides)
+    p = pick_deals(rules, status, difficulty, count, seed, results)
+    what = f"{status} deals" + (f", {p.grading.describe(difficulty)}" if difficulty and p.grading else "")
+    click.echo(f"{rules.label}: {len(p.deals)} of {p.pool:,} {what}; seed {p.seed} ({p.table.folder})", err=True)
+    if len(p.deals) < count:
+        click.echo(f"harpsolve: only {p.pool:,} deal(s) match", err=True)
+    for d in p.deals:
+        click.echo(d)
+
+
 # ---- bench -----------------------------------------------------------------------------
 @main.command("bench")
 @click.argument("variant")
