@@ -62,12 +62,14 @@ def page(results_dir: str) -> str:
         ])
     groups = summarize(res, "rules")
     lines = head + [
-        "**solvable** = solved / (solved + unsolvable), the winnable share of the deals the solver",
-        "decided, with its 95 % Wilson interval. **bounds** = the Wilson interval of the rate",
-        "with every unknown or error deal counted as lost (low end) and as won (high end): the",
-        "true rate lies inside whatever the unknown deals turn out to be. **wall time** = the",
-        "sweep's elapsed time over all its runs (resumes added up); **median s** = median solve",
-        "time per deal. Solvability is thoughtful (the solver sees every card).",
+        "**win rate bounds** (the headline) = the Wilson interval of the rate with every unknown",
+        "or error deal counted as lost (low end) and as won (high end): the true rate lies inside",
+        "whatever the unknown deals turn out to be. **decided-only** = solved / (solved +",
+        "unsolvable), the winnable share of the deals the solver decided, with its 95 % Wilson",
+        "interval: the win rate only when (nearly) every deal is decided; starred when more than",
+        "1 % are not. **wall time** = the sweep's elapsed time over all its runs (resumes added",
+        "up); **median s** = median solve time per deal. Solvability is thoughtful (the solver",
+        "sees every card).",
         "",
         to_markdown(groups),
         "",

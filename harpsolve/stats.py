@@ -6,14 +6,18 @@ quantiles, hardest deals, comparisons and plots.
 
 Rates (per rules set, or per variant with ``by="variant"``):
 
-- ``rate`` = solved / (solved + unsolvable): the winnable share of the
-  deals the solver decided, with its 95 % Wilson score interval;
-- ``lower`` = solved / all deals: every ``unknown`` (and ``error``) deal
-  counted as lost, with the Wilson interval of that proportion;
-- ``upper`` = (solved + unknown + error) / all deals: every undecided deal
-  counted as won, likewise.  The true rate lies in [lower.lo, upper.hi]
-  with at least 95 % confidence whatever the unknown deals turn out to be
-  (the bounds Solvitaire reports).
+- the **bounds** (the headline): ``lower`` = solved / all deals, every
+  ``unknown`` (and ``error``) deal counted as lost, and ``upper`` =
+  (solved + unknown + error) / all deals, every undecided deal counted as
+  won, each with its Wilson interval.  The win rate lies in
+  [lower.lo, upper.hi] with at least 95 % confidence whatever the unknown
+  deals turn out to be (the bounds Solvitaire reports);
+- ``rate`` = solved / (solved + unsolvable), the **decided-only rate**: the
+  winnable share of the deals the solver decided, with its 95 % Wilson
+  score interval.  It is the win rate only if the undecided deals are like
+  the decided ones, which they are not (they are the hard ones), so every
+  rendering labels it "decided-only" and never shows it without the bounds
+  once more than ``UNDECIDED_WARN`` (1 %) of the deals are undecided.
 
 Each deal counts once: when a folder holds several rows for a deal (a rerun
 with a bigger budget, an error retried) the best row wins
@@ -32,6 +36,7 @@ from .sweep import ResultFileError, best_rows, conflicts, load_results
 Z95 = 1.959963984540054  # the 97.5 % point of the standard normal
 QUANTILES = (("median", 0.5), ("p90", 0.9), ("p99", 0.99), ("max", 1.0))
 HARDEST = 5
+UNDECIDED_WARN = 0.01  # above this share of undecided deals the decided-only rate gets a caveat
 FORMATS = ("table", "csv", "json", "markdown")
 
 
@@ -121,7 +126,7 @@ def summarize(results, by: str = "rules", hardest: int = HARDEST) -> list[dict]:
             first_deal=int(g["deal"].min()), last_deal=int(g["deal"].max()),
             rate=s / (s + u) if s + u else None, ci=wilson(s, s + u),
             lower=s / n, lower_ci=wilson(s, n),
-            upper=(s + k + e) / n, upper_ci=wilson(s + k + e, n),
+            upper=(s + k + e) / n, upper_ci=wilson(s + k + e, n), undecided=(k + e) / n,
             seconds=_quantiles(ok["seconds"]), nodes=_quantiles(ok["nodes"], integer=True),
             solution_length=_quantiles(g.loc[g["status"] == "solved", "solution_length"], integer=True),
             hardest=[dict(deal=int(r.deal), nodes=int(r.nodes), status=r.status) for r in top.itertuples()],
@@ -173,19 +178,47 @@ def _quant_line(q: dict) -> str:
     return "  ".join(f"{k} {_num(v)}" for k, v in q.items())
 
 
+def headline(g: dict) -> str:
+    """The win-rate sentence of a group: the bounds first, the decided-only rate labelled and
+    (above UNDECIDED_WARN undecided) with the caveat that it is not the win rate."""
+    und = g["unknown"] + g["error"]
+    out = f"win rate {_bounds(g)} % (95 %, whatever the {und:,} undecided deal(s) are)" if und else \
+        f"win rate {_pct(g['rate'])} {_interval(g['ci'])} (95 %, every deal decided)"
+    if und and g["rate"] is not None:
+        out += f"; decided-only rate {_pct(g['rate'])} {_interval(g['ci'])} of {g['solved'] + g['unsolvable']:,} decided"
+        if g["undecided"] > UNDECIDED_WARN:
+            out += f" (not the win rate: {_pct(g['undecided'], 1)} of the deals are undecided)"
+    return out
+
+
+TABLE_NOTE = ("(win rate bounds: 95 % interval with every unknown/error deal lost .. won; decided-only: "
+              "solved / (solved + unsolvable), the win rate only when every deal is decided; "
+              f"* more than {UNDECIDED_WARN:.0%} of the deals undecided: not the win rate)")
+
+
+def _decided_only(g) -> str:
+    """The decided-only rate, starred when too many deals are undecided for it to be the win rate."""
+    return _pct(g["rate"]) + ("*" if g["undecided"] > UNDECIDED_WARN and g["rate"] is not None else "")
+
+
+TABLE_HEAD = ["rules", "deals", "solved", "unsolvable", "unknown", "error", "win rate bounds",
+              "decided-only", "decided-only 95% CI"]
+
+
 def to_table(groups) -> str:
-    head = ["rules", "deals", "solved", "unsolvable", "unknown", "error", "solvable", "95% CI",
-            "bounds (unknown lost..won)"]
+    head = TABLE_HEAD
     rows = [[g["group"], f"{g['deals']:,}", f"{g['solved']:,}", f"{g['unsolvable']:,}", f"{g['unknown']:,}",
-             f"{g['error']:,}", _pct(g["rate"]), _interval(g["ci"]), _bounds(g)] for g in groups]
+             f"{g['error']:,}", _bounds(g), _decided_only(g), _interval(g["ci"])] for g in groups]
     widths = [max(len(str(r[i])) for r in [head, *rows]) for i in range(len(head))]
     lines = ["  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths))).rstrip()
              for r in [head, *rows]]
+    lines += [TABLE_NOTE]
     for g in groups:
         lines += [
             "",
             f"{g['group']} (fingerprint {g['fingerprint']}; deals {g['first_deal']}..{g['last_deal']}; "
             f"budget {'; '.join(g['budgets'])})",
+            f"  rate      {headline(g)}",
             f"  seconds   {_quant_line(g['seconds'])}",
             f"  nodes     {_quant_line(g['nodes'])}",
             f"  length    {_quant_line(g['solution_length'])}",
@@ -201,10 +234,11 @@ def to_table(groups) -> str:
 
 def _flat(g: dict) -> dict:
     d = {k: g[k] for k in ("group", "variant", "rules", "fingerprint", "deals", "solved", "unsolvable",
-                           "unknown", "error", "first_deal", "last_deal", "rate")}
-    d.update(ci_low=g["ci"][0], ci_high=g["ci"][1], lower=g["lower"], lower_ci_low=g["lower_ci"][0],
-             lower_ci_high=g["lower_ci"][1], upper=g["upper"], upper_ci_low=g["upper_ci"][0],
-             upper_ci_high=g["upper_ci"][1])
+                           "unknown", "error", "first_deal", "last_deal")}
+    d.update(bounds_low=g["lower_ci"][0], bounds_high=g["upper_ci"][1], undecided=g["undecided"],
+             rate=g["rate"], ci_low=g["ci"][0], ci_high=g["ci"][1], lower=g["lower"],
+             lower_ci_low=g["lower_ci"][0], lower_ci_high=g["lower_ci"][1], upper=g["upper"],
+             upper_ci_low=g["upper_ci"][0], upper_ci_high=g["upper_ci"][1])
     for name in ("seconds", "nodes", "solution_length"):
         for q, v in g[name].items():
             d[f"{name}_{q}"] = v
@@ -246,14 +280,17 @@ def _deal_span(g) -> str:
 
 
 def to_markdown(groups) -> str:
-    head = ["rules", "deals", "solved", "unsolvable", "unknown", "error", "solvable", "95% CI",
-            "bounds", "median s", "budget", "wall time", "machine"]
+    head = ["rules", "deals", "solved", "unsolvable", "unknown", "error", "win rate bounds", "decided-only",
+            "decided-only 95% CI", "median s", "budget", "wall time", "machine"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for g in groups:
         cells = [f"`{g['group']}`", _deal_span(g), f"{g['solved']:,}", f"{g['unsolvable']:,}", f"{g['unknown']:,}", f"{g['error']:,}",
-                 _pct(g["rate"]), _interval(g["ci"]), _bounds(g), _num(g["seconds"]["median"]),
+                 _bounds(g), _decided_only(g), _interval(g["ci"]), _num(g["seconds"]["median"]),
                  "; ".join(g["budgets"]), _wall(g["wall_seconds"]), "; ".join(g["machines"]) or "-"]
         lines.append("| " + " | ".join(cells) + " |")
+    if any(g["undecided"] > UNDECIDED_WARN for g in groups):
+        lines += ["", f"\\* more than {UNDECIDED_WARN:.0%} of the deals are undecided: the decided-only rate is "
+                  "not the win rate; the bounds are."]
     return "\n".join(lines)
 
 
@@ -272,8 +309,17 @@ def stats(paths, by: str = "rules", fmt: str = "table") -> str:
 
 
 # ---- plots ------------------------------------------------------------------------
-def plot(results, groups, folder: str, by: str = "rules") -> list[str]:
-    """Write the PNG plots for ``groups`` into ``folder``; return their paths."""
+PLOTS = ("win_rate.png", "solve_times.png", "solution_length.png", "running_rate.png")
+
+
+def figures(results, groups, by: str = "rules") -> dict:
+    """The plots of ``groups`` as matplotlib figures, by file name (:data:`PLOTS`).
+
+    Every figure has a title and says how many deals it draws (n).  The win-rate figure draws
+    the bounds (the headline) as a bar with their values, and the decided-only rate with its CI
+    on a separate row below it, so the two stay readable when they overlap.  The time
+    histogram draws the undecided deals (they ran until a budget stopped them) apart from the
+    decided ones: dashed, in the same colour."""
     try:
         import matplotlib
 
@@ -283,60 +329,76 @@ def plot(results, groups, folder: str, by: str = "rules") -> list[str]:
         raise StatsError("plots need matplotlib: pip install 'harpsolve[plot]'") from None
     import numpy as np
 
-    os.makedirs(folder, exist_ok=True)
     df = best_rows(results.frame)
     key = "rules" if by == "rules" else "variant"
-    written = []
+    figs = {}
+    total = len(df)
 
-    def save(fig, name):
-        path = os.path.join(folder, name)
-        fig.tight_layout()
-        fig.savefig(path, dpi=110)
-        plt.close(fig)
-        written.append(path)
-
-    # win rate with its CI, and the unknown-as-lost/won bounds behind it
-    fig, ax = plt.subplots(figsize=(7, 0.6 * len(groups) + 1.5))
+    # win rate: the bounds bar (headline), and under it the decided-only rate with its CI
+    fig, ax = plt.subplots(figsize=(8, 0.9 * len(groups) + 1.6))
     for i, g in enumerate(groups):
+        y = -i
         lo, hi = g["lower_ci"][0], g["upper_ci"][1]
-        ax.plot([100 * lo, 100 * hi], [i, i], color="0.8", lw=8, solid_capstyle="butt",
-                label="bounds (unknown lost..won)" if i == 0 else None)
+        ax.plot([100 * lo, 100 * hi], [y, y], color="C0", alpha=0.35, lw=10, solid_capstyle="butt",
+                label="win rate bounds (95 %, unknown lost .. won)" if i == 0 else None)
+        ax.annotate(f"{100 * lo:.2f} .. {100 * hi:.2f} %  (n={g['deals']:,}, undecided {g['unknown'] + g['error']:,})",
+                    (100 * hi, y), xytext=(4, 0), textcoords="offset points", va="center", fontsize="small")
         if g["rate"] is not None:
-            ax.errorbar([100 * g["rate"]], [i], xerr=[[100 * (g["rate"] - g["ci"][0])], [100 * (g["ci"][1] - g["rate"])]],
-                        fmt="o", color="C0", capsize=4, label="solvable, 95% CI" if i == 0 else None)
-    ax.set_yticks(range(len(groups)), [g["group"] for g in groups])
+            r, (clo, chi) = 100 * g["rate"], g["ci"]
+            ax.errorbar([r], [y - 0.35], xerr=[[r - 100 * clo], [100 * chi - r]], fmt="o", ms=4, color="C1",
+                        capsize=3, label="decided-only rate, 95 % CI" if i == 0 else None)
+            ax.annotate(f"decided-only {r:.2f} % (n={g['solved'] + g['unsolvable']:,})", (100 * chi, y - 0.35),
+                        xytext=(4, 0), textcoords="offset points", va="center", fontsize="x-small", color="C1")
+    ax.set_yticks([-i for i in range(len(groups))], [g["group"] for g in groups])
+    ax.set_xlim(0, 135)
+    ax.set_ylim(-len(groups) + 0.4, 0.6)
     ax.set_xlabel("winnable deals (%)")
-    ax.legend(loc="best", fontsize="small")
-    save(fig, "win_rate.png")
+    ax.set_title(f"Win rate: bounds whatever the undecided deals are (n={total:,} deals)")
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.12 - 0.3 / (len(groups) + 1)), ncol=2, fontsize="small",
+              frameon=False)
+    figs["win_rate.png"] = fig
 
-    # solve times, log bins
+    # solve times, log bins: decided deals solid, undecided (budget ran out) dashed
     fig, ax = plt.subplots(figsize=(7, 4))
-    secs = df.loc[df["status"] != "error", "seconds"].to_numpy(float)
+    ok = df[df["status"] != "error"]
+    secs = ok["seconds"].to_numpy(float)
     secs = secs[secs > 0]
+    n_dec = int(ok["status"].isin(("solved", "unsolvable")).sum())
+    n_und = int((ok["status"] == "unknown").sum())
     if len(secs):
         bins = np.logspace(np.log10(secs.min()), np.log10(secs.max() * 1.001 + 1e-12), 40)
-        for name, g in df.groupby(key):
-            s = g.loc[(g["status"] != "error") & (g["seconds"] > 0), "seconds"]
-            ax.hist(s, bins=bins, histtype="step", label=name)
+        for c, (name, g) in enumerate(ok.groupby(key)):
+            g = g[g["seconds"] > 0]
+            dec = g.loc[g["status"].isin(("solved", "unsolvable")), "seconds"]
+            und = g.loc[g["status"] == "unknown", "seconds"]
+            if len(dec):
+                ax.hist(dec, bins=bins, histtype="step", color=f"C{c}", label=f"{name} decided (n={len(dec):,})")
+            if len(und):
+                ax.hist(und, bins=bins, histtype="step", color=f"C{c}", linestyle="--",
+                        label=f"{name} unknown (n={len(und):,})")
         ax.set_xscale("log")
-        ax.legend(fontsize="small")
+        ax.legend(loc="upper right", fontsize="small")
     ax.set_xlabel("solve time per deal (s)")
     ax.set_ylabel("deals")
-    save(fig, "solve_times.png")
+    ax.set_title(f"Solve time per deal (n={n_dec:,} decided, {n_und:,} unknown: dashed)")
+    figs["solve_times.png"] = fig
 
     # solution lengths
     fig, ax = plt.subplots(figsize=(7, 4))
+    n_solved = 0
     for name, g in df.groupby(key):
         s = g.loc[g["status"] == "solved", "solution_length"].dropna()
+        n_solved += len(s)
         if len(s):
-            ax.hist(s, bins=40, histtype="step", label=name)
+            ax.hist(s, bins=40, histtype="step", label=f"{name} (n={len(s):,})")
     ax.set_xlabel("solution length (moves)")
     ax.set_ylabel("deals")
+    ax.set_title(f"Solution length of the solved deals (n={n_solved:,})")
     if ax.get_legend_handles_labels()[0]:
         ax.legend(fontsize="small")
-    save(fig, "solution_length.png")
+    figs["solution_length.png"] = fig
 
-    # running rate as deals are decided, in deal order, with its Wilson band
+    # running decided-only rate as deals are decided, in deal order, with its Wilson band
     fig, ax = plt.subplots(figsize=(7, 4))
     for name, g in df.groupby(key):
         d = g[g["status"].isin(("solved", "unsolvable"))].sort_values("deal")
@@ -345,13 +407,31 @@ def plot(results, groups, folder: str, by: str = "rules") -> list[str]:
         n = np.arange(1, len(d) + 1)
         k = np.cumsum((d["status"] == "solved").to_numpy())
         band = np.array([wilson(int(a), int(b)) for a, b in zip(k, n)])
-        line, = ax.plot(n, 100 * k / n, label=name)
+        und = int((g["status"] != "solved").sum() - (g["status"] == "unsolvable").sum())
+        line, = ax.plot(n, 100 * k / n, label=f"{name} (n={len(d):,} decided, {und:,} undecided left out)")
         ax.fill_between(n, 100 * band[:, 0], 100 * band[:, 1], color=line.get_color(), alpha=0.2)
     ax.set_xlabel("deals decided (in deal order)")
-    ax.set_ylabel("running solvable rate (%)")
+    ax.set_ylabel("running decided-only rate (%)")
+    ax.set_title(f"Decided-only rate as deals are decided (n={n_dec:,})")
     if ax.get_legend_handles_labels()[0]:
         ax.legend(fontsize="small")
-    save(fig, "running_rate.png")
+    figs["running_rate.png"] = fig
+    return figs
+
+
+def plot(results, groups, folder: str, by: str = "rules") -> list[str]:
+    """Write the PNG plots for ``groups`` into ``folder`` (see :func:`figures`); return their paths."""
+    figs = figures(results, groups, by)
+    import matplotlib.pyplot as plt
+
+    os.makedirs(folder, exist_ok=True)
+    written = []
+    for name, fig in figs.items():
+        path = os.path.join(folder, name)
+        fig.tight_layout()
+        fig.savefig(path, dpi=110)
+        plt.close(fig)
+        written.append(path)
     return written
 
 
@@ -431,5 +511,5 @@ def compare_text(c: Comparison, limit: int = 100) -> str:
     return "\n".join(lines)
 
 
-__all__ = ["wilson", "summarize", "render", "stats", "plot", "compare", "compare_text", "StatsError",
+__all__ = ["wilson", "summarize", "headline", "render", "stats", "figures", "plot", "compare", "compare_text", "StatsError",
            "ResultFileError"]

@@ -215,7 +215,66 @@ def test_results_readme_generator(tmp_path):
     write(tmp_path / "easy-harp", mixed())
     assert rt.main([str(tmp_path)]) == 0
     text = (tmp_path / "README.md").read_text()
-    assert "| `easy-harp` | 1–100 | 60 | 20 | 15 | 5 | 75.00% |" in text and "Test CPU" in text
+    assert "| `easy-harp` | 1–100 | 60 | 20 | 15 | 5 | [50.20, 86.66] | 75.00%* |" in text and "Test CPU" in text
     assert rt.main([str(tmp_path), "--check"]) == 0
     write(tmp_path / "easy-harp", {101: "solved"})
     assert rt.main([str(tmp_path), "--check"]) == 1
+
+
+# ---- rates that read right when unknowns are many -------------------------------------
+def _row_of(text, name):
+    """The table row of ``name`` (the first line naming it: the detail block comes later)."""
+    return [ln for ln in text.splitlines() if ln.startswith(name + " ") or ln.startswith(f"| `{name}`")][0]
+
+
+def test_bounds_are_the_headline_and_the_decided_only_rate_is_labelled(tmp_path):
+    write(tmp_path / "many", mixed())                                     # 20 % undecided
+    write(tmp_path / "few", {d: "solved" if d % 4 else "unsolvable" for d in range(1, 200)} | {200: "unknown"},
+          variant="klondike-3")                                           # 0.5 % undecided
+    write(tmp_path / "none", {1: "solved", 2: "unsolvable"}, variant="harp")
+    groups = {g["group"]: g for g in st.summarize(sw.load_results([tmp_path]))}
+    many, few, none = groups["easy-harp"], groups["klondike-3"], groups["harp"]
+    h = st.headline(many)
+    assert h.startswith(f"win rate {st._bounds(many)} %") and "whatever the 20 undecided" in h
+    assert "decided-only rate 75.00%" in h and "not the win rate: 20.0% of the deals are undecided" in h
+    h = st.headline(few)
+    assert h.startswith(f"win rate {st._bounds(few)} %") and "decided-only rate" in h and "not the win rate" not in h
+    assert st.headline(none).startswith("win rate 50.00% ") and "every deal decided" in st.headline(none)
+    for fmt in ("table", "markdown"):
+        text = st.render(list(groups.values()), fmt)
+        line = _row_of(text, "easy-harp")
+        # the bounds come first on the row; the decided-only rate is starred above 1 % undecided
+        assert line.index(st._bounds(many)) < line.index("75.00%*")
+        assert "decided-only" in text.splitlines()[0]
+        few_line = _row_of(text, "klondike-3")
+        assert st._bounds(few) in few_line and f"{100 * few['rate']:.2f}%*" not in few_line
+        assert "* more than 1%" in text
+    (row,) = [r for r in csv.DictReader(io.StringIO(st.render([many], "csv")))]
+    assert float(row["bounds_low"]) == many["lower_ci"][0] and float(row["bounds_high"]) == many["upper_ci"][1]
+    assert list(row).index("bounds_low") < list(row).index("rate") and float(row["undecided"]) == 0.2
+
+
+def test_every_plot_has_a_title_with_n_and_unknown_times_drawn_apart(tmp_path):
+    pytest.importorskip("matplotlib")
+    import matplotlib.pyplot as plt
+
+    write(tmp_path, mixed())
+    res = sw.load_results([tmp_path])
+    groups = st.summarize(res)
+    figs = st.figures(res, groups)
+    try:
+        assert sorted(figs) == sorted(st.PLOTS)
+        for name, fig in figs.items():
+            (ax,) = fig.axes
+            assert "n=" in ax.get_title(), name
+        ax = figs["solve_times.png"].axes[0]
+        labels = ax.get_legend_handles_labels()[1]
+        assert labels == ["easy-harp decided (n=80)", "easy-harp unknown (n=15)"]
+        dashed = [p for p in ax.patches if p.get_linestyle() not in ("-", "solid", (0.0, None))]
+        assert len(dashed) == 1 and "15 unknown" in ax.get_title()
+        texts = [t.get_text() for t in figs["win_rate.png"].axes[0].texts]
+        lo, hi = groups[0]["lower_ci"][0], groups[0]["upper_ci"][1]
+        assert any(f"{100 * lo:.2f} .. {100 * hi:.2f} %" in t and "n=100" in t for t in texts)
+        assert any(t.startswith("decided-only 75.00 %") and "n=80" in t for t in texts)
+    finally:
+        plt.close("all")
