@@ -1,0 +1,100 @@
+"""The arrangement-free engine against the current solver, deal by deal.
+
+    python benchmarks/bench_afree.py --variant klondike-3 --deals 1-300
+    python benchmarks/bench_afree.py --variant endless-harp --deals 1-100 --nodes 1000000 --solver-nodes 2000000
+    python benchmarks/bench_afree.py --variant klondike-1 --deals 1-200 --no-solver    # afree alone
+
+For every deal: ``afree.run`` (search/afree.py) at ``--nodes`` and, unless
+``--no-solver``, ``harpsolve.solver.solve`` at ``--solver-nodes`` (its default
+schedule).  Prints, per engine, solved / unsolvable / unknown and the median
+and mean milliseconds per deal (compile time excluded: one warm-up deal
+first), then every deal where the two disagree.
+
+Exits 1 on ANY disagreement (one says solved, the other unsolvable) or on an
+afree solution that the reference engine does not replay: either is a bug.
+"""
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+
+
+def _range(text: str) -> list[int]:
+    a, _, b = text.partition("-")
+    return list(range(int(a), int(b or a) + 1))
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--variant", default="klondike-3")
+    ap.add_argument("--deals", default="1-100")
+    ap.add_argument("--nodes", type=int, default=1_000_000, help="afree's node budget (0 = none)")
+    ap.add_argument("--solver-nodes", type=int, default=2_000_000, help="the solver's node budget")
+    ap.add_argument("--no-solver", action="store_true", help="run afree only")
+    ap.add_argument("--quiet", action="store_true")
+    a = ap.parse_args(argv)
+
+    from harpsolve.deals import deal_layout
+    from harpsolve.reference import replay
+    from harpsolve.rules import get_rules
+    from harpsolve.search import afree
+    from harpsolve.solver import solve
+
+    rules = get_rules(a.variant)
+    deals = _range(a.deals)
+    if not afree.applies(rules):
+        print(f"afree does not apply to {rules.label}")
+        return 2
+    # warm-up: compile (or load) the kernels outside the timings
+    warm = deal_layout(rules, deals[0])
+    afree.run(rules, warm, max_nodes=1000)
+    if not a.no_solver:
+        solve(rules, layout=warm, max_nodes=1000)
+
+    rows = []
+    bad = []
+    for n in deals:
+        lay = deal_layout(rules, n)
+        t = time.perf_counter()
+        r = afree.run(rules, lay, max_nodes=a.nodes)
+        ta = time.perf_counter() - t
+        if r.status == "solved":
+            rep = replay(rules, lay, r.tokens)
+            if not (rep.ok and rep.won):
+                bad.append((n, f"afree solution fails replay at {rep.error_index}: {rep.error}"))
+        s_status, ts = None, None
+        if not a.no_solver:
+            t = time.perf_counter()
+            s = solve(rules, layout=lay, max_nodes=a.solver_nodes)
+            ts = time.perf_counter() - t
+            s_status = s.status
+            if {r.status, s_status} == {"solved", "unsolvable"}:
+                bad.append((n, f"afree {r.status}, solver {s_status}"))
+        rows.append((n, r.status, r.nodes, ta, s_status, ts))
+        if not a.quiet:
+            print(f"{n:7d} afree {r.status:10s} {r.nodes:9d} nodes {ta * 1000:9.1f} ms"
+                  + (f"   solver {s_status:10s} {ts * 1000:9.1f} ms" if s_status else ""), flush=True)
+
+    def summary(name, statuses, times):
+        c = {k: statuses.count(k) for k in ("solved", "unsolvable", "unknown")}
+        print(f"{name:7s} solved {c['solved']:6d}  unsolvable {c['unsolvable']:6d}  unknown {c['unknown']:6d}"
+              f"   median {statistics.median(times) * 1000:8.2f} ms   mean {statistics.mean(times) * 1000:8.2f} ms")
+
+    print(f"\n{rules.label} deals {a.deals}: afree at {a.nodes} nodes"
+          + ("" if a.no_solver else f", solver at {a.solver_nodes} nodes"))
+    summary("afree", [r[1] for r in rows], [r[3] for r in rows])
+    if not a.no_solver:
+        summary("solver", [r[4] for r in rows], [r[5] for r in rows])
+        only_a = sum(1 for r in rows if r[1] != "unknown" and r[4] == "unknown")
+        only_s = sum(1 for r in rows if r[1] == "unknown" and r[4] != "unknown")
+        print(f"decided by afree only: {only_a}; by the solver only: {only_s}")
+    print(f"disagreements / bad solutions: {len(bad)}")
+    for n, why in bad:
+        print(f"  deal {n}: {why}")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,720 @@
+"""The arrangement-free engine: a complete search for games where built runs move.
+
+Idea (lonelybot, ``docs/method.md`` and ``docs/no_pile_to_pile.md``; this is our
+own formulation and code): in a Klondike-like game where any face-up built run
+moves as a unit, *where* a face-up card lies does not matter, only *whether*
+it is still in play.  The search state is
+
+* ``F``   the foundation heights (per suit, the ``decks`` places sorted),
+* ``d``   per column, how many of its *dealt* cards are still in place: the
+          hidden ones plus the face-up card lying on them (the "locked" card
+          ``col[i][d-1]``).  ``d = 0`` means the column has lost its dealt
+          cards: it is empty or holds a king-led run.
+* the talon: which of its cards are left (a bit per talon index), the waste
+  size and the recycles done (the stock position is normalised, below).
+
+The face-up tableau cards are the complement of all that.  Every face-up card
+that is not locked and not a king lies on a parent of the one (rank+1,
+opposite colour) *type*; the two suits of a type (four cards with two decks)
+are interchangeable as parents.  So the number of free (uncovered) cards of
+each type, ``free[t] = present[t] - placed[child type of t]``, and the number
+of empty columns, ``#(d == 0) - #(face-up kings not locked)``, are the same
+in every arrangement: they are functions of the state.
+
+Abstract moves (``MK_*``), each realised in *any* arrangement by one or two
+real moves (``afree_concrete.py`` does it with the reference engine):
+
+* ``MK_CFL i``  the locked card x of column i goes home.  Needs a foundation
+  place at rank(x)-1 and ``free[type x] >= 1``: x is uncovered, or another
+  card y of its type is, and the run on x moves onto y first (y is not in
+  that run: the run's ranks are below rank(x)).  Turns the card under x.
+* ``MK_CFP c``  a face-up copy of kind c that is not locked goes home; same
+  condition, no turn.
+* ``MK_RV i``   "reveal": the run from the locked card of column i moves onto
+  a free card of its parent type (``free >= 1``; such a card is never in that
+  run) or, for a king, to an empty column.  Turns the card under it.
+* ``MK_TF j`` / ``MK_TC j``  talon card j goes home / onto a free parent (an
+  empty column for a king), after the draws and recycles that make it the
+  waste top (K+: the draws are folded into the move; j ranges over every
+  talon index the stock can bring to the waste top).
+* ``MK_TB c``   take-back: the top c of a foundation place goes onto a free
+  parent (an empty column for a king).
+
+Why the abstraction decides exactly (proof for ``unsolvable``, any number of
+identical decks, with or without take-back).  Map a real position to its
+state as above.  Every real move maps to an abstract move or to none:
+
+* ``s>w`` / ``w>s``: the talon position only; the draws before a talon play
+  are part of that play's abstract move (K+), and positions that the key
+  merges reach the same set of talon plays (see "Stock" below).
+* ``w>f``, ``w>tJ``, ``f>tJ:c``: MK_TF, MK_TC, MK_TB; a real target card is an
+  uncovered card of the parent type, so ``free >= 1`` (or an empty column).
+* ``tI>f`` of the top card x: MK_CFL if x is column I's locked card (then x is
+  uncovered, so ``free[type x] >= 1``), else MK_CFP.
+* ``tI>tJ*n`` with bottom card x: if x is column I's locked card, MK_RV(I) and
+  its precondition holds (the real target exists); otherwise x is not a dealt
+  card in place, so neither ``F``, ``d``, the talon nor the set of face-up
+  cards changes: the same abstract state (these are the moves that only
+  rearrange runs; the search never makes them).
+So every real winning line maps to an abstract path from the root's state to
+the won state (all foundations at 13).  A search that exhausts the abstract
+states reachable from the root without meeting the won state therefore
+proves that no real line wins.  Conversely each abstract move is realisable
+from every arrangement of its source state (above), which is why an abstract
+solution always concretises; the concretiser still checks every real move in
+the reference engine and reports ``unknown`` ("concretise") if anything fails.
+
+Stock.  Talon index j runs over waste (bottom first) then stock, as at the
+root.  The position is kept canonical (one plus the index of the waste top,
+0 for an empty waste).  With unlimited passes, every position on the chain of
+draws from an empty waste, and the end of the stock, is "pure": from any
+pure position the draws and recycles reach every other one and come back,
+so all pure positions reach the same talon plays and are keyed as one (0);
+Solvitaire and lonelybot key it so.  A non-pure position is keyed exactly;
+with a pass limit, the position and the recycles are keyed exactly.
+
+The key is exact, not a hash: ``k1`` = talon bits | position | recycles,
+``k2`` = foundation heights (4 bits a place) | ``d`` in mixed radix | bit 63.
+The table stores both words and compares them, so two states never merge
+unless they are the same state.
+
+Search: plain depth-first search with a table of every state entered
+(insert once, never evict).  A state met again is skipped: its subtree was,
+or is being, explored from its first visit, and with no path-dependent cut a
+state's solvability is a property of the state alone.  No move is pruned:
+the only reductions are the quotient above and the stock normalisation, both
+exact.  Past ``MAX_DEPTH``, or a node with more moves than ``MAX_MOVES``, the
+search is flagged incomplete and can no longer answer ``unsolvable``.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+from numba import njit
+
+from ..config import JIT
+
+MAX_DEPTH = 4096
+MAX_MOVES = 512
+NODE_SLICE = 200_000
+INITIAL_TABLE = 1 << 16
+ENTRY_BYTES = 16
+
+# abstract move kinds (the low 3 bits of a move)
+MK_TF, MK_TC, MK_CFL, MK_CFP, MK_RV, MK_TB = 0, 1, 2, 3, 4, 5
+
+# kernel parameters
+Q_DECKS, Q_DRAW, Q_PASSES, Q_TAKEBACK, Q_NCOL, Q_TLEN, Q_PBITS, Q_RCBITS = range(8)
+Q_SIZE = 8
+
+# state vector slots
+S_F = 0        # 8 foundation places (4 * decks used), place = suit * decks + k, sorted per suit
+S_D = 8        # 10 columns
+S_REM = 18     # talon cards left, a bit per talon index
+S_POS = 19     # canonical position (1 + index of the waste top, 0 = empty waste / pure)
+S_RC = 20      # recycles done (0 under unlimited passes)
+S_SIZE = 24
+
+# counters
+C_NODES, C_STORED, C_DEPTH, C_MAXDEPTH, C_INCOMPLETE = range(5)
+C_SIZE = 8
+
+R_SOLVED, R_EXHAUSTED, R_PAUSED, R_GROW = 1, 2, 3, 4
+
+KING_T0 = 24  # types of rank 13: 24 (black), 25 (red)
+
+
+# ---- card types ------------------------------------------------------------------
+def _tables():
+    """Per card kind: its type ((rank - 1) * 2 + colour, the cards interchangeable as
+    parents and children), its parent type (rank + 1, the other colour; -1 for a
+    king), suit and rank - 1.  Lookups: integer division is slow in the kernel."""
+    ty = np.zeros(52, np.int64)
+    pt = np.zeros(52, np.int64)
+    su = np.zeros(52, np.int64)
+    rk = np.zeros(52, np.int64)
+    for c in range(52):
+        s, r = c // 13, c % 13
+        red = 1 if s in (1, 2) else 0
+        ty[c] = r * 2 + red
+        pt[c] = (r + 1) * 2 + (1 - red) if r < 12 else -1
+        su[c], rk[c] = s, r
+    return ty, pt, su, rk
+
+
+TYPE, PTYPE, SUIT, RANK = _tables()
+
+
+# ---- derived counts --------------------------------------------------------------
+@njit(**JIT)
+def _derive(S, q, cols, talon, vis, free, locked, present):
+    """Fill ``vis`` (face-up copies per kind) and ``free`` (uncovered cards per type);
+    return the number of empty columns."""
+    decks = q[Q_DECKS]
+    for c in range(52):
+        vis[c] = decks
+    for s in range(4):
+        for k in range(decks):
+            h = S[S_F + s * decks + k]
+            for r in range(h):
+                vis[s * 13 + r] -= 1
+    rem = np.uint64(S[S_REM])
+    while rem:
+        low = rem & (~rem + np.uint64(1))
+        vis[talon[_bitlen(low) - 1]] -= 1
+        rem ^= low
+    ncol = q[Q_NCOL]
+    for t in range(26):
+        free[t] = 0
+    for t in range(26):
+        locked[t] = 0
+        present[t] = 0
+    nvac = 0
+    for i in range(ncol):
+        di = S[S_D + i]
+        if di == 0:
+            nvac += 1
+            continue
+        for x in range(di - 1):
+            vis[cols[i, x]] -= 1
+        locked[TYPE[cols[i, di - 1]]] += 1
+    for c in range(52):
+        present[TYPE[c]] += vis[c]
+    # a face-up non-king card that is not locked lies on a card of its parent type
+    for t in range(26):
+        free[t] = present[t]
+    for t in range(2, 26):
+        # type t (rank >= 2) is covered by the placed cards of its child type
+        ct = t - 2 - (t & 1) + (1 - (t & 1))  # rank - 1, colour flipped
+        free[t] -= present[ct] - locked[ct]
+    kings_free = present[KING_T0] + present[KING_T0 + 1] - locked[KING_T0] - locked[KING_T0 + 1]
+    return nvac - kings_free
+
+
+@njit(**JIT)
+def _accepts(S, q, c):
+    """May card ``c`` go to a foundation place of its suit?"""
+    decks = q[Q_DECKS]
+    s = SUIT[c]
+    r = RANK[c]  # the height it needs below it
+    for k in range(decks):
+        if S[S_F + s * decks + k] == r:
+            return True
+    return False
+
+
+@njit(**JIT)
+def _found(S, q, c, delta):
+    """Put ``c`` on (delta=+1) or take it from (delta=-1) a place of its suit; keep places sorted."""
+    decks = q[Q_DECKS]
+    s = SUIT[c]
+    need = RANK[c] if delta > 0 else RANK[c] + 1
+    base = S_F + s * decks
+    for k in range(decks):
+        if S[base + k] == need:
+            S[base + k] += delta
+            break
+    if decks == 2 and S[base] < S[base + 1]:
+        t = S[base]
+        S[base] = S[base + 1]
+        S[base + 1] = t
+
+
+@njit(**JIT)
+def _lower(S, cols, i):
+    """Column i loses its locked card; a dealt king left alone at the bottom is not 'locked'
+    (nothing is under it), so it counts as a free king in a vacated column."""
+    S[S_D + i] -= 1
+    if S[S_D + i] == 1 and RANK[cols[i, 0]] == 12:
+        S[S_D + i] = 0
+
+
+# ---- the stock -------------------------------------------------------------------
+@njit(**JIT)
+def _bitlen(x):
+    """Number of bits of a uint64 (0 for 0)."""
+    n = 0
+    if x >> np.uint64(32):
+        x >>= np.uint64(32)
+        n += 32
+    if x >> np.uint64(16):
+        x >>= np.uint64(16)
+        n += 16
+    if x >> np.uint64(8):
+        x >>= np.uint64(8)
+        n += 8
+    if x >> np.uint64(4):
+        x >>= np.uint64(4)
+        n += 4
+    if x >> np.uint64(2):
+        x >>= np.uint64(2)
+        n += 2
+    if x >> np.uint64(1):
+        x >>= np.uint64(1)
+        n += 1
+    return n + np.int64(x)
+
+
+@njit(**JIT)
+def _canon(rem, p):
+    """1 + the highest talon index below ``p`` still left (0 if none)."""
+    if p <= 0:
+        return 0
+    return _bitlen(rem & ((np.uint64(1) << np.uint64(p)) - np.uint64(1)))
+
+
+@njit(**JIT)
+def _advance(rem, p, draw, tlen):
+    """Position after one draw from position ``p`` (``tlen`` when fewer than ``draw`` are left)."""
+    x = rem >> np.uint64(p)
+    for _ in range(draw - 1):
+        x &= x - np.uint64(1)
+    if x == np.uint64(0):
+        return tlen
+    return p + _bitlen(x & (~x + np.uint64(1)))
+
+
+@njit(**JIT)
+def _at_end(rem, p, tlen):
+    return (rem >> np.uint64(p)) == np.uint64(0) if p < 64 else True
+
+
+@njit(**JIT)
+def _normal_pos(rem, p, q):
+    """Canonical position; under unlimited passes every pure position is 0."""
+    p = _canon(rem, p)
+    if q[Q_PASSES] != 0 or p == 0:
+        return p
+    tlen = q[Q_TLEN]
+    if _at_end(rem, p, tlen):
+        return 0
+    draw = q[Q_DRAW]
+    x = 0
+    while x < tlen:
+        x = _advance(rem, x, draw, tlen)
+        cx = _canon(rem, x)
+        if cx == p:
+            return 0
+        if cx > p:
+            return p
+    return p
+
+
+# ---- moves -------------------------------------------------------------------------
+@njit(**JIT)
+def _talon_visit(S, q, talon, free, empties, rem, p, rc, out, n, lim):
+    """The plays of the waste top at position ``p`` (after ``rc`` recycles)."""
+    top = _canon(rem, p)
+    if top == 0:
+        return n
+    j = top - 1
+    c = talon[j]
+    if _accepts(S, q, c) and n < lim:
+        out[n] = MK_TF | (j << 3) | (rc << 12)
+        n += 1
+    ok = empties > 0 if RANK[c] == 12 else free[PTYPE[c]] > 0
+    if ok and n < lim:
+        out[n] = MK_TC | (j << 3) | (rc << 12)
+        n += 1
+    return n
+
+
+@njit(**JIT)
+def _talon_moves(S, q, talon, free, empties, out, n, lim):
+    """K+ talon plays: every waste top that draws and recycles can bring up.
+
+    Unlimited passes: the current top, each position drawn to the end of the
+    stock, then (unless the position is pure, keyed 0, whose own chain is the
+    chain from an empty waste) the chain from an empty waste after a recycle;
+    the two chains meet only at the end, visited once.  With a pass limit the
+    recycles are counted and each pass is walked while one is left.
+    """
+    rem = np.uint64(S[S_REM])
+    if rem == np.uint64(0):
+        return n
+    tlen = q[Q_TLEN]
+    draw = q[Q_DRAW]
+    passes = q[Q_PASSES]
+    p = S[S_POS]
+    rc = S[S_RC]
+    n = _talon_visit(S, q, talon, free, empties, rem, p, rc, out, n, lim)
+    while not _at_end(rem, p, tlen):
+        p = _advance(rem, p, draw, tlen)
+        n = _talon_visit(S, q, talon, free, empties, rem, p, rc, out, n, lim)
+    if passes == 0:
+        if S[S_POS] != 0:
+            p = 0
+            while True:
+                p = _advance(rem, p, draw, tlen)
+                if _at_end(rem, p, tlen):
+                    break
+                n = _talon_visit(S, q, talon, free, empties, rem, p, rc, out, n, lim)
+    else:
+        while rc + 1 < passes:
+            rc += 1
+            p = 0
+            while not _at_end(rem, p, tlen):
+                p = _advance(rem, p, draw, tlen)
+                n = _talon_visit(S, q, talon, free, empties, rem, p, rc, out, n, lim)
+    return n
+
+
+@njit(**JIT)
+def _gen(S, q, cols, talon, w, out, base, cap):
+    """The abstract moves of ``S`` into ``out[base:]``; returns their count (-1 if cut short).
+
+    Order (what the search tries first): locked cards home (they turn a card),
+    reveals, other face-up cards home, talon plays, take-backs.
+    """
+    vis, free, nl = w[0], w[1], w[2]
+    empties = _derive(S, q, cols, talon, vis, free, w[3], w[4])
+    n = base
+    lim = base + cap
+    ncol = q[Q_NCOL]
+    for i in range(ncol):
+        di = S[S_D + i]
+        if di >= 1:
+            x = cols[i, di - 1]
+            if _accepts(S, q, x) and free[TYPE[x]] > 0:
+                out[n] = MK_CFL | (i << 3)
+                n += 1
+    for i in range(ncol):
+        di = S[S_D + i]
+        if di >= 1:
+            x = cols[i, di - 1]
+            ok = empties > 0 if RANK[x] == 12 else free[PTYPE[x]] > 0
+            if ok:
+                out[n] = MK_RV | (i << 3)
+                n += 1
+    for c in range(52):
+        nl[c] = vis[c]
+    for i in range(ncol):
+        di = S[S_D + i]
+        if di >= 1:
+            nl[cols[i, di - 1]] -= 1
+    for c in range(52):
+        if nl[c] > 0 and free[TYPE[c]] > 0 and _accepts(S, q, c) and n < lim:
+            out[n] = MK_CFP | (c << 3)
+            n += 1
+    n = _talon_moves(S, q, talon, free, empties, out, n, lim)
+    if q[Q_TAKEBACK]:
+        decks = q[Q_DECKS]
+        for s in range(4):
+            for k in range(decks):
+                h = S[S_F + s * decks + k]
+                if h == 0 or (k > 0 and S[S_F + s * decks + k - 1] == h):
+                    continue  # the same top card as the place before
+                c = s * 13 + h - 1
+                ok = empties > 0 if RANK[c] == 12 else free[PTYPE[c]] > 0
+                if ok and n < lim:
+                    out[n] = MK_TB | (c << 3)
+                    n += 1
+    if n >= lim:
+        return -1
+    return n - base
+
+
+@njit(**JIT)
+def _apply(S, m, q, cols, talon):
+    kind = m & 7
+    a = (m >> 3) & 511
+    if kind == MK_TF or kind == MK_TC:
+        rem = np.uint64(S[S_REM]) & ~(np.uint64(1) << np.uint64(a))
+        S[S_REM] = np.int64(rem)
+        S[S_POS] = _normal_pos(rem, a + 1, q)
+        S[S_RC] = ((m >> 12) & 1023) if q[Q_PASSES] != 0 else 0
+        if kind == MK_TF:
+            _found(S, q, talon[a], 1)
+    elif kind == MK_CFL:
+        _found(S, q, cols[a, S[S_D + a] - 1], 1)
+        _lower(S, cols, a)
+    elif kind == MK_RV:
+        _lower(S, cols, a)
+    elif kind == MK_CFP:
+        _found(S, q, a, 1)
+    else:  # MK_TB
+        _found(S, q, a, -1)
+
+
+@njit(**JIT)
+def _won(S, q):
+    for k in range(4 * q[Q_DECKS]):
+        if S[S_F + k] != 13:
+            return False
+    return True
+
+
+# ---- the exact key and its table ---------------------------------------------------
+@njit(**JIT)
+def _key(S, q, radix):
+    tlen = q[Q_TLEN]
+    k1 = np.uint64(S[S_REM]) | (np.uint64(S[S_POS]) << np.uint64(tlen)) \
+        | (np.uint64(S[S_RC]) << np.uint64(tlen + q[Q_PBITS]))
+    k2 = np.uint64(0)
+    for k in range(4 * q[Q_DECKS]):
+        k2 = (k2 << np.uint64(4)) | np.uint64(S[S_F + k])
+    dv = np.uint64(0)
+    for i in range(q[Q_NCOL]):
+        dv = dv * np.uint64(radix[i]) + np.uint64(S[S_D + i])
+    k2 = k2 | (dv << np.uint64(32)) | (np.uint64(1) << np.uint64(63))
+    return k1, k2
+
+
+@njit(**JIT)
+def _mix(k1, k2):
+    h = k1 * np.uint64(0x9E3779B97F4A7C15) ^ k2
+    h ^= h >> np.uint64(31)
+    h *= np.uint64(0xBF58476D1CE4E5B9)
+    h ^= h >> np.uint64(29)
+    return h
+
+
+@njit(**JIT)
+def _insert(t1, t2, k1, k2):
+    """Add a key; False if it was there.  ``t2 == 0`` marks an empty slot (k2 has bit 63)."""
+    mask = np.uint64(t1.shape[0] - 1)
+    i = np.int64(_mix(k1, k2) & mask)
+    while True:
+        if t2[i] == np.uint64(0):
+            t1[i] = k1
+            t2[i] = k2
+            return True
+        if t1[i] == k1 and t2[i] == k2:
+            return False
+        i = (i + 1) & np.int64(mask)
+
+
+@njit(**JIT)
+def _rehash(t1, t2, n1, n2):
+    for i in range(t1.shape[0]):
+        if t2[i] != np.uint64(0):
+            _insert(n1, n2, t1[i], t2[i])
+
+
+# ---- the search --------------------------------------------------------------------
+@njit(**JIT)
+def _dfs(S, moves, nmoves, nxt, t1, t2, ctr, q, cols, talon, radix, node_slice):
+    """Resume the depth-first search; stops after ``node_slice`` new states, to grow the table,
+    on a win (``ctr[C_DEPTH]`` = the won state's depth) or when exhausted."""
+    w = np.zeros((5, 52), np.int64)
+    stop = ctr[C_NODES] + node_slice
+    depth = ctr[C_DEPTH]
+    cap = t1.shape[0]
+    while depth >= 0:
+        if nxt[depth] >= nmoves[depth]:
+            depth -= 1
+            continue
+        if 2 * (ctr[C_STORED] + 1) > cap:
+            ctr[C_DEPTH] = depth
+            return R_GROW
+        m = moves[depth * MAX_MOVES + nxt[depth]]
+        nxt[depth] += 1
+        child = S[depth + 1]
+        for k in range(S_SIZE):
+            child[k] = S[depth, k]
+        _apply(child, m, q, cols, talon)
+        if _won(child, q):
+            ctr[C_DEPTH] = depth + 1
+            return R_SOLVED
+        k1, k2 = _key(child, q, radix)
+        if not _insert(t1, t2, k1, k2):
+            continue
+        ctr[C_STORED] += 1
+        ctr[C_NODES] += 1
+        if depth + 1 >= MAX_DEPTH - 1:
+            ctr[C_INCOMPLETE] = 1
+            continue
+        n = _gen(child, q, cols, talon, w, moves, (depth + 1) * MAX_MOVES, MAX_MOVES)
+        if n < 0:
+            ctr[C_INCOMPLETE] = 1
+            n = MAX_MOVES
+        depth += 1
+        nmoves[depth] = n
+        nxt[depth] = 0
+        if depth > ctr[C_MAXDEPTH]:
+            ctr[C_MAXDEPTH] = depth
+        if ctr[C_NODES] >= stop:
+            ctr[C_DEPTH] = depth
+            return R_PAUSED
+    ctr[C_DEPTH] = -1
+    return R_EXHAUSTED
+
+
+@njit(**JIT)
+def _root(S, moves, nmoves, nxt, t1, t2, ctr, q, cols, talon, radix):
+    w = np.zeros((5, 52), np.int64)
+    k1, k2 = _key(S[0], q, radix)
+    _insert(t1, t2, k1, k2)
+    ctr[C_STORED] = 1
+    ctr[C_NODES] = 1
+    n = _gen(S[0], q, cols, talon, w, moves, 0, MAX_MOVES)
+    if n < 0:
+        ctr[C_INCOMPLETE] = 1
+        n = MAX_MOVES
+    nmoves[0] = n
+    nxt[0] = 0
+    ctr[C_DEPTH] = 0
+
+
+@njit(**JIT)
+def _check_root(S, q, cols, talon):
+    """False if the derived counts are impossible (the layout is not a Klondike-family position)."""
+    vis = np.zeros(52, np.int64)
+    free = np.zeros(52, np.int64)
+    e = _derive(S, q, cols, talon, vis, free, np.zeros(52, np.int64), np.zeros(52, np.int64))
+    if e < 0:
+        return False
+    for c in range(52):
+        if vis[c] < 0:
+            return False
+    for t in range(26):
+        if free[t] < 0:
+            return False
+    return True
+
+
+# ---- the Python side -----------------------------------------------------------------
+def applies(rules) -> bool:
+    """Games where the abstraction above is exact: built runs move as units onto an
+    alternating-colour parent, an empty column takes a king (or a king-led run), no
+    cells, face-down deals, at most 4 passes (the recycles are keyed exactly)."""
+    return (
+        rules.column_moves == "runs" and rules.build == "alternate" and rules.empty == "king"
+        and rules.cells == 0 and rules.face_down == "all-but-top" and rules.decks in (1, 2)
+        and rules.n_columns <= 10 and rules.draw in (1, 2, 3) and rules.passes <= 4
+    )
+
+
+@dataclass
+class AfreeResult:
+    status: str                 # 'solved' | 'unsolvable' | 'unknown'
+    proof: str | None = None    # "exhausted: arrangement-free" for unsolvable
+    tokens: list | None = None  # SPEC move tokens (solved), replayed by the reference engine
+    nodes: int = 0
+    states: int = 0
+    reason: str = ""            # why unknown
+    abstract: list | None = None  # the abstract solution (decoded moves), for the record
+
+
+class Problem:
+    """A layout turned into the kernel's arrays (see the module docstring)."""
+
+    def __init__(self, rules, layout):
+        self.rules = rules
+        self.ok = True
+        self.why = ""
+        ncol = rules.n_columns
+        maxlen = max([len(c) for c in layout.columns] + [1])
+        self.cols = np.zeros((ncol, maxlen), np.int64)
+        self.radix = np.zeros(ncol, np.int64)
+        S = np.zeros(S_SIZE, np.int64)
+        for i, col in enumerate(layout.columns):
+            self.cols[i, :len(col)] = col
+            fd = layout.face_down[i]
+            self.radix[i] = fd + 2
+            d = fd + 1 if col else 0
+            if d == 1 and col[0] % 13 == 12:
+                d = 0
+            S[S_D + i] = d
+        decks = rules.decks
+        per_suit = [[] for _ in range(4)]
+        for top in layout.foundations:
+            per_suit[top // 13].append(top % 13 + 1)
+        for s in range(4):
+            hs = sorted(per_suit[s] + [0] * (decks - len(per_suit[s])), reverse=True)
+            for k in range(decks):
+                S[S_F + s * decks + k] = hs[k]
+        self.talon = np.array(list(layout.waste) + list(layout.stock) + [0], np.int64)
+        tlen = len(layout.waste) + len(layout.stock)
+        pbits = max(1, tlen.bit_length())
+        rcbits = max(0, rules.passes - 1).bit_length()
+        if tlen + pbits + rcbits > 64:
+            self.ok, self.why = False, f"talon of {tlen} cards is too long for the key"
+        dprod = int(np.prod([int(x) for x in self.radix], dtype=object)) if ncol else 1
+        if dprod >= 1 << 31:
+            self.ok, self.why = False, "columns too deep for the key"
+        self.q = np.array([decks, rules.draw, rules.passes, int(rules.takeback), ncol, tlen, pbits, rcbits],
+                          np.int64)
+        S[S_REM] = np.int64((1 << tlen) - 1) if tlen < 64 else -1
+        S[S_RC] = (layout.pass_number - 1) if rules.passes else 0
+        if self.ok:
+            S[S_POS] = _normal_pos(np.uint64(S[S_REM]), len(layout.waste), self.q)
+            if not _check_root(S, self.q, self.cols, self.talon):
+                self.ok, self.why = False, "not a position of the abstraction"
+        self.root = S
+
+
+def decode(m: int) -> tuple:
+    """(kind, arg, recycles) of a kernel move."""
+    return int(m) & 7, (int(m) >> 3) & 511, (int(m) >> 12) & 1023
+
+
+_BUF = None
+
+
+def _buffers():
+    """The search stack and move lists, allocated once per process (the kernel
+    writes each depth's entries before reading them)."""
+    global _BUF
+    if _BUF is None:
+        _BUF = (np.zeros((MAX_DEPTH + 1, S_SIZE), np.int64), np.zeros(MAX_DEPTH * MAX_MOVES, np.int64),
+                np.zeros(MAX_DEPTH + 1, np.int64), np.zeros(MAX_DEPTH + 1, np.int64))
+    return _BUF
+
+
+def run(rules, layout, *, max_nodes: int = 0, deadline: float | None = None,
+        max_memory: int = 1 << 30) -> AfreeResult:
+    """Decide ``layout`` by exhausting the arrangement-free graph.
+
+    ``max_nodes`` (0 = no limit) counts states entered; ``deadline`` is a
+    ``time.perf_counter()`` value or None; ``max_memory`` bounds the table.
+    """
+    if not applies(rules):
+        return AfreeResult("unknown", reason="rules")
+    pr = Problem(rules, layout)
+    if not pr.ok:
+        return AfreeResult("unknown", reason=pr.why)
+    S, moves, nmoves, nxt = _buffers()
+    S[0] = pr.root
+    if _won(S[0], pr.q):
+        return AfreeResult("solved", tokens=[], abstract=[])
+    ctr = np.zeros(C_SIZE, np.int64)
+    cap = INITIAL_TABLE
+    t1, t2 = np.zeros(cap, np.uint64), np.zeros(cap, np.uint64)
+    _root(S, moves, nmoves, nxt, t1, t2, ctr, pr.q, pr.cols, pr.talon, pr.radix)
+    while True:
+        slice_ = NODE_SLICE
+        if max_nodes:
+            slice_ = min(slice_, max_nodes - int(ctr[C_NODES]))
+            if slice_ <= 0:
+                return AfreeResult("unknown", nodes=int(ctr[C_NODES]), states=int(ctr[C_STORED]), reason="nodes")
+        code = _dfs(S, moves, nmoves, nxt, t1, t2, ctr, pr.q, pr.cols, pr.talon, pr.radix, slice_)
+        if code == R_GROW:
+            cap *= 2
+            if cap * ENTRY_BYTES > max_memory:
+                return AfreeResult("unknown", nodes=int(ctr[C_NODES]), states=int(ctr[C_STORED]), reason="memory")
+            n1, n2 = np.zeros(cap, np.uint64), np.zeros(cap, np.uint64)
+            _rehash(t1, t2, n1, n2)
+            t1, t2 = n1, n2
+            continue
+        nodes, states = int(ctr[C_NODES]), int(ctr[C_STORED])
+        if code == R_SOLVED:
+            depth = int(ctr[C_DEPTH])
+            path = [int(moves[k * MAX_MOVES + nxt[k] - 1]) for k in range(depth)]
+            from .afree_concrete import ConcretiseError, concretise
+
+            try:
+                tokens = concretise(rules, layout, pr, path)
+            except ConcretiseError as e:
+                return AfreeResult("unknown", nodes=nodes, states=states, reason="concretise",
+                                   abstract=[decode(m) for m in path] + [str(e)])
+            return AfreeResult("solved", tokens=tokens, nodes=nodes, states=states,
+                               abstract=[decode(m) for m in path])
+        if code == R_EXHAUSTED:
+            if ctr[C_INCOMPLETE]:
+                return AfreeResult("unknown", nodes=nodes, states=states, reason="depth")
+            return AfreeResult("unsolvable", proof="exhausted: arrangement-free", nodes=nodes, states=states)
+        if deadline is not None and time.perf_counter() > deadline:
+            return AfreeResult("unknown", nodes=nodes, states=states, reason="time")

@@ -1,0 +1,111 @@
+"""The arrangement-free engine (search/afree.py): same verdicts as the complete
+depth-first search, and every solution replays in the reference engine."""
+from __future__ import annotations
+
+import random
+
+import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+from harpsolve.deals import deal_layout
+from harpsolve.reference import replay
+from harpsolve.rules import VARIANTS, get_rules
+from harpsolve.search import afree
+from harpsolve.solver import solve
+
+from positions import deadlock_candidate, endgame
+
+RUN_GAMES = ["klondike-1", "klondike-3", "endless-harp", "big-harp"]
+
+
+def test_applies_to_the_run_moving_games_only():
+    assert [v for v in VARIANTS if afree.applies(get_rules(v))] == sorted(RUN_GAMES, key=list(VARIANTS).index)
+    assert not afree.applies(get_rules("klondike-3", ["column_moves=single"]))
+    assert not afree.applies(get_rules("easy-harp", ["column_moves=runs", "king_runs=false", "cells=1"]))
+
+
+def check(rules, layout, nodes=300_000):
+    """afree and the complete DFS agree whenever both decide; afree's solutions replay."""
+    a = afree.run(rules, layout, max_nodes=nodes)
+    assert a.reason != "concretise", a.abstract
+    if a.status == "solved":
+        rep = replay(rules, layout, a.tokens)
+        assert rep.ok and rep.won, rep.error
+    if a.status == "unsolvable":
+        assert a.proof == "exhausted: arrangement-free"
+    d = solve(rules, layout=layout, max_nodes=nodes, algorithm="dfs")
+    if a.status != "unknown" and d.status != "unknown":
+        assert a.status == d.status, (a.status, d.status)
+    return a.status, d.status
+
+
+def lowest_rank(rules, lower: int) -> int:
+    """Every card from this rank up in play: 20-32 cards, where both verdicts are common."""
+    return (8 if rules.decks == 2 else 6) + lower
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(variant=st.sampled_from(RUN_GAMES), seed=st.integers(0, 2**32), left=st.integers(4, 18),
+       takeback=st.booleans(), deadlock=st.booleans(), lower=st.integers(0, 3))
+def test_agrees_with_the_complete_search_on_small_positions(variant, seed, left, takeback, deadlock, lower):
+    rules = get_rules(variant, {"takeback": takeback})
+    rng = random.Random(seed)
+    if deadlock:
+        layout = deadlock_candidate(rules, rng, lowest_rank(rules, lower))
+    else:
+        layout = endgame(rules, rng, left)
+    a, d = check(rules, layout)
+    assert d != "unknown", "position too big for the complete search"
+    assert a != "unknown", "position too big for afree"
+
+
+def test_both_verdicts_occur_on_small_positions():
+    """The differential test above is not vacuous: afree proves and solves in every game
+    (each first verdict is checked against the complete search)."""
+    rng = random.Random(7)
+    for variant in RUN_GAMES:
+        rules = get_rules(variant, {"takeback": False})
+        seen = set()
+        for i in range(150):
+            layout = deadlock_candidate(rules, rng, lowest_rank(rules, 0))
+            status = afree.run(rules, layout, max_nodes=300_000).status
+            if status not in seen:
+                seen.add(check(rules, layout)[0])
+            if {"solved", "unsolvable"} <= seen:
+                break
+        assert {"solved", "unsolvable"} <= seen, variant
+
+
+@pytest.mark.parametrize("variant,deals", [("klondike-3", range(1, 9)), ("klondike-1", range(1, 7)),
+                                           ("endless-harp", range(1, 4))])
+def test_agrees_with_the_complete_search_on_deals(variant, deals):
+    rules = get_rules(variant)
+    for n in deals:
+        check(rules, deal_layout(rules, n), nodes=100_000)
+
+
+def test_waste_and_pass_number_in_the_layout():
+    """A position with cards on the waste, part-way through a limited stock."""
+    rules = get_rules("big-harp")
+    rng = random.Random(3)
+    for _ in range(20):
+        layout = endgame(rules, rng, 18, stock_share=0.9)
+        k = rng.randint(0, len(layout.stock))
+        layout.waste, layout.stock = layout.stock[:k], layout.stock[k:]
+        layout.pass_number = rng.randint(1, 3)
+        check(rules, layout)
+
+
+def test_budgets_give_unknown():
+    rules = get_rules("klondike-3")
+    layout = deal_layout(rules, 1)
+    r = afree.run(rules, layout, max_nodes=50)
+    assert (r.status, r.reason) == ("unknown", "nodes")
+    r = afree.run(rules, layout, max_nodes=0, max_memory=1 << 16)
+    assert (r.status, r.reason) == ("unknown", "memory")
+
+
+def test_rules_it_does_not_apply_to_give_unknown():
+    rules = get_rules("easy-harp")
+    r = afree.run(rules, deal_layout(rules, 1), max_nodes=1000)
+    assert (r.status, r.reason) == ("unknown", "rules")
