@@ -60,6 +60,24 @@ def test_agrees_with_the_complete_search_on_small_positions(variant, seed, left,
     assert a != "unknown", "position too big for afree"
 
 
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(variant=st.sampled_from(RUN_GAMES), seed=st.integers(0, 2**32), left=st.integers(4, 30),
+       takeback=st.booleans(), deadlock=st.booleans(), lower=st.integers(-2, 3))
+def test_safe_moves_agree_with_the_search_without_them(variant, seed, left, takeback, deadlock, lower):
+    """The forced safe foundation moves (afree._forced) never change a verdict."""
+    rules = get_rules(variant, {"takeback": takeback})
+    rng = random.Random(seed)
+    if deadlock:
+        layout = deadlock_candidate(rules, rng, lowest_rank(rules, lower))
+    else:
+        layout = endgame(rules, rng, left)
+    full = afree.run(rules, layout, max_nodes=300_000, safe=False)
+    cut = afree.run(rules, layout, max_nodes=300_000)
+    assert full.status != "unknown"
+    assert cut.status == full.status
+    assert cut.nodes <= full.nodes or cut.status == "solved"
+
+
 def test_both_verdicts_occur_on_small_positions():
     """The differential test above is not vacuous: afree proves and solves in every game
     (each first verdict is checked against the complete search)."""

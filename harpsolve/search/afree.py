@@ -81,9 +81,9 @@ unless they are the same state.
 Search: plain depth-first search with a table of every state entered
 (insert once, never evict).  A state met again is skipped: its subtree was,
 or is being, explored from its first visit, and with no path-dependent cut a
-state's solvability is a property of the state alone.  No move is pruned:
-the only reductions are the quotient above and the stock normalisation, both
-exact.  Past ``MAX_DEPTH``, or a node with more moves than ``MAX_MOVES``, the
+state's solvability is a property of the state alone.  Besides the quotient
+above and the stock normalisation, both exact, one cut: a safe foundation
+move is a node's only move (``_forced``, proof there).  Past ``MAX_DEPTH``, or a node with more moves than ``MAX_MOVES``, the
 search is flagged incomplete and can no longer answer ``unsolvable``.
 """
 from __future__ import annotations
@@ -106,8 +106,8 @@ ENTRY_BYTES = 16
 MK_TF, MK_TC, MK_CFL, MK_CFP, MK_RV, MK_TB = 0, 1, 2, 3, 4, 5
 
 # kernel parameters
-Q_DECKS, Q_DRAW, Q_PASSES, Q_TAKEBACK, Q_NCOL, Q_TLEN, Q_PBITS, Q_RCBITS = range(8)
-Q_SIZE = 8
+Q_DECKS, Q_DRAW, Q_PASSES, Q_TAKEBACK, Q_NCOL, Q_TLEN, Q_PBITS, Q_RCBITS, Q_SAFE = range(9)
+Q_SIZE = 9
 
 # state vector slots
 S_F = 0        # 8 foundation places (4 * decks used), place = suit * decks + k, sorted per suit
@@ -362,6 +362,93 @@ def _talon_moves(S, q, talon, free, empties, out, n, lim):
 
 
 @njit(**JIT)
+def _safe(S, q, c):
+    """May card ``c`` go home as the only move (the proof is in ``_forced``)?
+
+    Every place of the other colour is at rank(c) - 1 or more, every place of
+    the other suit of its colour at rank(c) - 2 or more, every place of its own
+    suit at rank(c) - 1 or more (one of them exactly, to take it)."""
+    decks = q[Q_DECKS]
+    s = SUIT[c]
+    r = RANK[c] + 1
+    red = 1 if (s == 1 or s == 2) else 0
+    took = False
+    for t in range(4):
+        tred = 1 if (t == 1 or t == 2) else 0
+        need = r - 1 if (tred != red or t == s) else r - 2
+        for k in range(decks):
+            h = S[S_F + t * decks + k]
+            if h < need:
+                return False
+            if t == s and h == r - 1:
+                took = True
+    return took
+
+
+@njit(**JIT)
+def _forced(S, q, cols, talon, vis, free, nl, out, n):
+    """A safe foundation move, if there is one, as the node's only move.
+
+    Claim: if c (rank r, suit s) can go home and ``_safe`` holds, then from
+    S' = S + (c home) a win is at least one move nearer than from S.  With a
+    depth-first search that enters every child in the table, that keeps it
+    complete: of the entered winnable states take one nearest to a win; its
+    generated moves include one to a nearer winnable state (the first move of
+    a shortest win, or the forced move), which was entered: contradiction.
+    Proof of the claim, any number of decks, with take-back.  Let L be every
+    copy of the cards of the other colour up to rank r-1, of the other suit of
+    c's colour up to r-2, of suit s up to r-1: all home in S (``_safe``), down-
+    closed in each suit, and closed under "what may lie on it" (children of
+    (r', colour) are (r'-1, other colour)).  Take a shortest win A from S and
+    delete every take-back of an L card and the moves of that copy until it is
+    home again.  What is left is legal and still wins: an L card on the
+    tableau serves only as a parent, and only for L cards (deleted); without
+    it, its parent is uncovered (more free cards); a foundation move of a
+    card above the L ranks of its suit needs every L card of the suit home in
+    A already, and then the places agree (a suit's heights are fixed by how
+    many copies of each rank are home); L cards are no kings (r-1 <= 12) and
+    not in the talon.  In that line nothing ever lies on a card of c's type
+    (its children are in L), so every such card is uncovered, and c's only
+    roles are to go home, to move with its run (only when c is a locked card:
+    a reveal) and to cover its parent.  From S' play the same line, skipping
+    c's own moves: each move is legal (a parent of c's type is freer, the
+    column under a locked c is already turned, an empty column vacated by c
+    is one more empty column; with two decks, when the line sends the other
+    copy of c home S' sends it too, onto the other place of suit s, which is
+    at r-1 or above; a take-back of a rank-r card of suit s, S' takes back a
+    rank-r card too), the states differ only by c being home (and the card
+    under it turned) until the line sends c home, after which they agree.  It
+    skips at least c's move home (or its reveal), so it is shorter.  From the
+    talon this holds only where the talon is a reserve (draw 1, unlimited
+    passes: every card left can come up whatever is removed); with draw 3 or
+    a pass limit removing a card changes what the others can reach.
+    """
+    ncol = q[Q_NCOL]
+    for i in range(ncol):
+        di = S[S_D + i]
+        if di >= 1:
+            x = cols[i, di - 1]
+            if free[TYPE[x]] > 0 and _safe(S, q, x):
+                out[n] = MK_CFL | (i << 3)
+                return n + 1
+    for c in range(52):
+        if nl[c] > 0 and free[TYPE[c]] > 0 and _safe(S, q, c):
+            out[n] = MK_CFP | (c << 3)
+            return n + 1
+    if q[Q_DRAW] == 1 and q[Q_PASSES] == 0:
+        rem = np.uint64(S[S_REM])
+        j = 0
+        while rem:
+            if rem & np.uint64(1):
+                if _safe(S, q, talon[j]):
+                    out[n] = MK_TF | (j << 3)
+                    return n + 1
+            rem >>= np.uint64(1)
+            j += 1
+    return n
+
+
+@njit(**JIT)
 def _gen(S, q, cols, talon, w, out, base, cap):
     """The abstract moves of ``S`` into ``out[base:]``; returns their count (-1 if cut short).
 
@@ -373,6 +460,17 @@ def _gen(S, q, cols, talon, w, out, base, cap):
     n = base
     lim = base + cap
     ncol = q[Q_NCOL]
+    # face-up copies that are not locked
+    for c in range(52):
+        nl[c] = vis[c]
+    for i in range(ncol):
+        di = S[S_D + i]
+        if di >= 1:
+            nl[cols[i, di - 1]] -= 1
+    if q[Q_SAFE]:
+        m = _forced(S, q, cols, talon, vis, free, nl, out, n)
+        if m > n:
+            return m - base
     for i in range(ncol):
         di = S[S_D + i]
         if di >= 1:
@@ -388,12 +486,6 @@ def _gen(S, q, cols, talon, w, out, base, cap):
             if ok:
                 out[n] = MK_RV | (i << 3)
                 n += 1
-    for c in range(52):
-        nl[c] = vis[c]
-    for i in range(ncol):
-        di = S[S_D + i]
-        if di >= 1:
-            nl[cols[i, di - 1]] -= 1
     for c in range(52):
         if nl[c] > 0 and free[TYPE[c]] > 0 and _accepts(S, q, c) and n < lim:
             out[n] = MK_CFP | (c << 3)
@@ -601,7 +693,7 @@ class AfreeResult:
 class Problem:
     """A layout turned into the kernel's arrays (see the module docstring)."""
 
-    def __init__(self, rules, layout):
+    def __init__(self, rules, layout, safe=True):
         self.rules = rules
         self.ok = True
         self.why = ""
@@ -635,8 +727,8 @@ class Problem:
         dprod = int(np.prod([int(x) for x in self.radix], dtype=object)) if ncol else 1
         if dprod >= 1 << 31:
             self.ok, self.why = False, "columns too deep for the key"
-        self.q = np.array([decks, rules.draw, rules.passes, int(rules.takeback), ncol, tlen, pbits, rcbits],
-                          np.int64)
+        self.q = np.array([decks, rules.draw, rules.passes, int(rules.takeback), ncol, tlen, pbits, rcbits,
+                           int(safe)], np.int64)
         S[S_REM] = np.int64((1 << tlen) - 1) if tlen < 64 else -1
         S[S_RC] = (layout.pass_number - 1) if rules.passes else 0
         if self.ok:
@@ -665,15 +757,17 @@ def _buffers():
 
 
 def run(rules, layout, *, max_nodes: int = 0, deadline: float | None = None,
-        max_memory: int = 1 << 30) -> AfreeResult:
+        max_memory: int = 1 << 30, safe: bool = True) -> AfreeResult:
     """Decide ``layout`` by exhausting the arrangement-free graph.
 
     ``max_nodes`` (0 = no limit) counts states entered; ``deadline`` is a
-    ``time.perf_counter()`` value or None; ``max_memory`` bounds the table.
+    ``time.perf_counter()`` value or None; ``max_memory`` bounds the table;
+    ``safe`` plays safe foundation moves as forced moves (``_forced``; off
+    only to test that cut against the search without it).
     """
     if not applies(rules):
         return AfreeResult("unknown", reason="rules")
-    pr = Problem(rules, layout)
+    pr = Problem(rules, layout, safe)
     if not pr.ok:
         return AfreeResult("unknown", reason=pr.why)
     S, moves, nmoves, nxt = _buffers()
