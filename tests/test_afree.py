@@ -124,6 +124,21 @@ def test_budgets_give_unknown():
     assert (r.status, r.reason) == ("unknown", "memory")
 
 
+def test_a_search_in_slices_ends_as_one_run():
+    """Search.advance resumes where it paused: same verdict, same nodes as one call."""
+    rules = get_rules("klondike-3")
+    for n in (7, 11):
+        layout = deal_layout(rules, n)
+        whole = afree.run(rules, layout)
+        s = afree.Search(rules, layout)
+        r = s.advance(1000)
+        while r.status == "unknown":
+            assert r.reason == "nodes"
+            r = s.advance(1000)
+        assert (r.status, r.nodes, r.tokens) == (whole.status, whole.nodes, whole.tokens)
+        assert r.nodes > 1000
+
+
 def test_rules_it_does_not_apply_to_give_unknown():
     rules = get_rules("easy-harp")
     r = afree.run(rules, deal_layout(rules, 1), max_nodes=1000)

@@ -743,17 +743,105 @@ def decode(m: int) -> tuple:
     return int(m) & 7, (int(m) >> 3) & 511, (int(m) >> 12) & 1023
 
 
-_BUF = None
+class Search:
+    """One resumable search: ``advance`` runs it on for a number of nodes and says where it is.
+
+    The stack, move lists and table live here, so a schedule can give the
+    search slices in turn (search/engine.py) without losing work.
+    """
+
+    def __init__(self, rules, layout, safe: bool = True):
+        self.rules, self.layout = rules, layout
+        self.result: AfreeResult | None = None
+        self.nodes = self.states = 0
+        if not applies(rules):
+            self.result = AfreeResult("unknown", reason="rules")
+            return
+        pr = self.pr = Problem(rules, layout, safe)
+        if not pr.ok:
+            self.result = AfreeResult("unknown", reason=pr.why)
+            return
+        self.S = np.zeros((MAX_DEPTH + 1, S_SIZE), np.int64)
+        self.moves = np.empty(MAX_DEPTH * MAX_MOVES, np.int64)  # written before read, per depth
+        self.nmoves = np.zeros(MAX_DEPTH + 1, np.int64)
+        self.nxt = np.zeros(MAX_DEPTH + 1, np.int64)
+        self.ctr = np.zeros(C_SIZE, np.int64)
+        self.S[0] = pr.root
+        if _won(self.S[0], pr.q):
+            self.result = AfreeResult("solved", tokens=[], abstract=[])
+            return
+        self.t1, self.t2 = np.zeros(INITIAL_TABLE, np.uint64), np.zeros(INITIAL_TABLE, np.uint64)
+        _root(self.S, self.moves, self.nmoves, self.nxt, self.t1, self.t2, self.ctr, pr.q, pr.cols, pr.talon,
+              pr.radix)
+        self._count()
+
+    def table_bytes(self) -> int:
+        t1 = getattr(self, "t1", None)
+        return 0 if t1 is None else t1.shape[0] * ENTRY_BYTES
+
+    def _count(self):
+        self.nodes, self.states = int(self.ctr[C_NODES]), int(self.ctr[C_STORED])
+
+    def _unknown(self, reason: str) -> AfreeResult:
+        return AfreeResult("unknown", nodes=self.nodes, states=self.states, reason=reason)
+
+    def advance(self, nodes: int = 0, *, deadline: float | None = None, reserve=None) -> AfreeResult:
+        """Search on for at most ``nodes`` more states (0 = no limit) or until ``deadline``.
+
+        Returns the final result once decided (then again on every call), else
+        ``unknown`` with reason "nodes" / "time" (paused: call again) or
+        "memory" (``reserve(nbytes)`` refused a bigger table: final).
+        """
+        if self.result is not None:
+            return self.result
+        pr = self.pr
+        stop = self.nodes + nodes if nodes else None
+        while True:
+            slice_ = NODE_SLICE
+            if stop is not None:
+                slice_ = min(slice_, stop - int(self.ctr[C_NODES]))
+                if slice_ <= 0:
+                    return self._unknown("nodes")
+            code = _dfs(self.S, self.moves, self.nmoves, self.nxt, self.t1, self.t2, self.ctr, pr.q, pr.cols,
+                        pr.talon, pr.radix, slice_)
+            self._count()
+            if code == R_GROW:
+                cap = self.t1.shape[0] * 2
+                if reserve is not None and not reserve(cap * ENTRY_BYTES):
+                    self.result = self._unknown("memory")
+                    return self.result
+                n1, n2 = np.zeros(cap, np.uint64), np.zeros(cap, np.uint64)
+                _rehash(self.t1, self.t2, n1, n2)
+                self.t1, self.t2 = n1, n2
+                continue
+            if code == R_SOLVED:
+                self.result = self._solution()
+                return self.result
+            if code == R_EXHAUSTED:
+                if self.ctr[C_INCOMPLETE]:
+                    self.result = self._unknown("depth")
+                else:
+                    self.result = AfreeResult("unsolvable", proof=PROOF, nodes=self.nodes, states=self.states)
+                return self.result
+            if deadline is not None and time.perf_counter() > deadline:
+                return self._unknown("time")
+
+    def _solution(self) -> AfreeResult:
+        from .afree_concrete import ConcretiseError, concretise
+
+        depth = int(self.ctr[C_DEPTH])
+        path = [int(self.moves[k * MAX_MOVES + self.nxt[k] - 1]) for k in range(depth)]
+        abstract = [decode(m) for m in path]
+        try:
+            tokens = concretise(self.rules, self.layout, self.pr, path)
+        except ConcretiseError as e:
+            r = self._unknown("concretise")
+            r.abstract = abstract + [str(e)]
+            return r
+        return AfreeResult("solved", tokens=tokens, nodes=self.nodes, states=self.states, abstract=abstract)
 
 
-def _buffers():
-    """The search stack and move lists, allocated once per process (the kernel
-    writes each depth's entries before reading them)."""
-    global _BUF
-    if _BUF is None:
-        _BUF = (np.zeros((MAX_DEPTH + 1, S_SIZE), np.int64), np.zeros(MAX_DEPTH * MAX_MOVES, np.int64),
-                np.zeros(MAX_DEPTH + 1, np.int64), np.zeros(MAX_DEPTH + 1, np.int64))
-    return _BUF
+PROOF = "exhausted: arrangement-free"
 
 
 def run(rules, layout, *, max_nodes: int = 0, deadline: float | None = None,
@@ -765,50 +853,8 @@ def run(rules, layout, *, max_nodes: int = 0, deadline: float | None = None,
     ``safe`` plays safe foundation moves as forced moves (``_forced``; off
     only to test that cut against the search without it).
     """
-    if not applies(rules):
-        return AfreeResult("unknown", reason="rules")
-    pr = Problem(rules, layout, safe)
-    if not pr.ok:
-        return AfreeResult("unknown", reason=pr.why)
-    S, moves, nmoves, nxt = _buffers()
-    S[0] = pr.root
-    if _won(S[0], pr.q):
-        return AfreeResult("solved", tokens=[], abstract=[])
-    ctr = np.zeros(C_SIZE, np.int64)
-    cap = INITIAL_TABLE
-    t1, t2 = np.zeros(cap, np.uint64), np.zeros(cap, np.uint64)
-    _root(S, moves, nmoves, nxt, t1, t2, ctr, pr.q, pr.cols, pr.talon, pr.radix)
-    while True:
-        slice_ = NODE_SLICE
-        if max_nodes:
-            slice_ = min(slice_, max_nodes - int(ctr[C_NODES]))
-            if slice_ <= 0:
-                return AfreeResult("unknown", nodes=int(ctr[C_NODES]), states=int(ctr[C_STORED]), reason="nodes")
-        code = _dfs(S, moves, nmoves, nxt, t1, t2, ctr, pr.q, pr.cols, pr.talon, pr.radix, slice_)
-        if code == R_GROW:
-            cap *= 2
-            if cap * ENTRY_BYTES > max_memory:
-                return AfreeResult("unknown", nodes=int(ctr[C_NODES]), states=int(ctr[C_STORED]), reason="memory")
-            n1, n2 = np.zeros(cap, np.uint64), np.zeros(cap, np.uint64)
-            _rehash(t1, t2, n1, n2)
-            t1, t2 = n1, n2
-            continue
-        nodes, states = int(ctr[C_NODES]), int(ctr[C_STORED])
-        if code == R_SOLVED:
-            depth = int(ctr[C_DEPTH])
-            path = [int(moves[k * MAX_MOVES + nxt[k] - 1]) for k in range(depth)]
-            from .afree_concrete import ConcretiseError, concretise
-
-            try:
-                tokens = concretise(rules, layout, pr, path)
-            except ConcretiseError as e:
-                return AfreeResult("unknown", nodes=nodes, states=states, reason="concretise",
-                                   abstract=[decode(m) for m in path] + [str(e)])
-            return AfreeResult("solved", tokens=tokens, nodes=nodes, states=states,
-                               abstract=[decode(m) for m in path])
-        if code == R_EXHAUSTED:
-            if ctr[C_INCOMPLETE]:
-                return AfreeResult("unknown", nodes=nodes, states=states, reason="depth")
-            return AfreeResult("unsolvable", proof="exhausted: arrangement-free", nodes=nodes, states=states)
-        if deadline is not None and time.perf_counter() > deadline:
-            return AfreeResult("unknown", nodes=nodes, states=states, reason="time")
+    s = Search(rules, layout, safe)
+    r = s.advance(max_nodes, deadline=deadline, reserve=lambda nbytes: nbytes <= max_memory)
+    if r.reason in ("nodes", "time"):
+        s.t1 = s.t2 = None  # paused for good: let the table go
+    return r
