@@ -107,7 +107,12 @@ MK_TF, MK_TC, MK_CFL, MK_CFP, MK_RV, MK_TB = 0, 1, 2, 3, 4, 5
 
 # kernel parameters
 Q_DECKS, Q_DRAW, Q_PASSES, Q_TAKEBACK, Q_NCOL, Q_TLEN, Q_PBITS, Q_RCBITS, Q_SAFE = range(9)
-Q_SIZE = 9
+Q_PRI = 9      # 6 slots: the rank of each move kind in the order children are tried (lower first)
+Q_SIZE = 15
+# which children the search tries first (move ordering only: every move is still tried)
+# measured, klondike-3 deals 1-100 at 200 000 nodes: unknown 9 with (CFL, RV, CFP, TF, TC, TB),
+# 7 with this order, 9-10 with three others
+DEFAULT_ORDER = (MK_CFL, MK_TF, MK_RV, MK_CFP, MK_TC, MK_TB)
 
 # state vector slots
 S_F = 0        # 8 foundation places (4 * decks used), place = suit * decks + k, sorted per suit
@@ -505,6 +510,15 @@ def _gen(S, q, cols, talon, w, out, base, cap):
                     n += 1
     if n >= lim:
         return -1
+    # stable insertion sort by the kinds' ranks
+    for a in range(base + 1, n):
+        m = out[a]
+        pm = q[Q_PRI + (m & 7)]
+        b = a - 1
+        while b >= base and q[Q_PRI + (out[b] & 7)] > pm:
+            out[b + 1] = out[b]
+            b -= 1
+        out[b + 1] = m
     return n - base
 
 
@@ -532,8 +546,17 @@ def _apply(S, m, q, cols, talon):
 
 @njit(**JIT)
 def _won(S, q):
-    for k in range(4 * q[Q_DECKS]):
-        if S[S_F + k] != 13:
+    """Won, or sure to be: the talon is empty and no card is face down.
+
+    Then a win follows by sending home, again and again, a card of the
+    lowest rank still in play, m: every lower card is home, so nothing lies on
+    m (what could is lower), and a place of its suit is at rank(m) - 1 (all
+    copies of rank(m) - 1 are home, and not all copies of m are).  The
+    concretiser plays those moves (any column top that goes home will do)."""
+    if S[S_REM] != 0:
+        return False
+    for i in range(q[Q_NCOL]):
+        if S[S_D + i] > 1:
             return False
     return True
 
@@ -693,7 +716,7 @@ class AfreeResult:
 class Problem:
     """A layout turned into the kernel's arrays (see the module docstring)."""
 
-    def __init__(self, rules, layout, safe=True):
+    def __init__(self, rules, layout, safe=True, order=DEFAULT_ORDER):
         self.rules = rules
         self.ok = True
         self.why = ""
@@ -727,8 +750,11 @@ class Problem:
         dprod = int(np.prod([int(x) for x in self.radix], dtype=object)) if ncol else 1
         if dprod >= 1 << 31:
             self.ok, self.why = False, "columns too deep for the key"
+        pri = [0] * 6
+        for rank_, kind in enumerate(order):
+            pri[kind] = rank_
         self.q = np.array([decks, rules.draw, rules.passes, int(rules.takeback), ncol, tlen, pbits, rcbits,
-                           int(safe)], np.int64)
+                           int(safe)] + pri, np.int64)
         S[S_REM] = np.int64((1 << tlen) - 1) if tlen < 64 else -1
         S[S_RC] = (layout.pass_number - 1) if rules.passes else 0
         if self.ok:
@@ -750,14 +776,14 @@ class Search:
     search slices in turn (search/engine.py) without losing work.
     """
 
-    def __init__(self, rules, layout, safe: bool = True):
+    def __init__(self, rules, layout, safe: bool = True, order=DEFAULT_ORDER):
         self.rules, self.layout = rules, layout
         self.result: AfreeResult | None = None
         self.nodes = self.states = 0
         if not applies(rules):
             self.result = AfreeResult("unknown", reason="rules")
             return
-        pr = self.pr = Problem(rules, layout, safe)
+        pr = self.pr = Problem(rules, layout, safe, order)
         if not pr.ok:
             self.result = AfreeResult("unknown", reason=pr.why)
             return
@@ -768,7 +794,8 @@ class Search:
         self.ctr = np.zeros(C_SIZE, np.int64)
         self.S[0] = pr.root
         if _won(self.S[0], pr.q):
-            self.result = AfreeResult("solved", tokens=[], abstract=[])
+            self.ctr[C_DEPTH] = 0
+            self.result = self._solution()
             return
         self.t1, self.t2 = np.zeros(INITIAL_TABLE, np.uint64), np.zeros(INITIAL_TABLE, np.uint64)
         _root(self.S, self.moves, self.nmoves, self.nxt, self.t1, self.t2, self.ctr, pr.q, pr.cols, pr.talon,
@@ -845,7 +872,7 @@ PROOF = "exhausted: arrangement-free"
 
 
 def run(rules, layout, *, max_nodes: int = 0, deadline: float | None = None,
-        max_memory: int = 1 << 30, safe: bool = True) -> AfreeResult:
+        max_memory: int = 1 << 30, safe: bool = True, order=DEFAULT_ORDER) -> AfreeResult:
     """Decide ``layout`` by exhausting the arrangement-free graph.
 
     ``max_nodes`` (0 = no limit) counts states entered; ``deadline`` is a
@@ -853,7 +880,7 @@ def run(rules, layout, *, max_nodes: int = 0, deadline: float | None = None,
     ``safe`` plays safe foundation moves as forced moves (``_forced``; off
     only to test that cut against the search without it).
     """
-    s = Search(rules, layout, safe)
+    s = Search(rules, layout, safe, order)
     r = s.advance(max_nodes, deadline=deadline, reserve=lambda nbytes: nbytes <= max_memory)
     if r.reason in ("nodes", "time"):
         s.t1 = s.t2 = None  # paused for good: let the table go

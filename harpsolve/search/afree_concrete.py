@@ -162,6 +162,13 @@ def concretise(rules, layout, pr, path) -> list[str]:
             b.take_back(a)
         else:
             raise ConcretiseError(f"unknown abstract move {m}")
-    if not b.g.is_won():
-        raise ConcretiseError("the concrete line does not win")
+    # the search stops once the talon is empty and every card is face up (afree._won):
+    # the rest is column tops home, a card of the lowest rank in play always being one
+    while not b.g.is_won():
+        for i, col in enumerate(b.g.columns):
+            if col and b.g.why_illegal(Move(COLUMN_TO_FOUNDATION, src=i + 1)) is None:
+                b.play(Move(COLUMN_TO_FOUNDATION, src=i + 1))
+                break
+        else:
+            raise ConcretiseError("the concrete line does not win")
     return b.tokens
