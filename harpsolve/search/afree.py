@@ -99,7 +99,7 @@ from ..config import JIT
 MAX_DEPTH = 4096
 MAX_MOVES = 512
 NODE_SLICE = 200_000
-INITIAL_TABLE = 1 << 16
+INITIAL_TABLE = 1 << 12  # most deals need a few thousand states; the table doubles
 ENTRY_BYTES = 16
 
 # abstract move kinds (the low 3 bits of a move)
@@ -787,7 +787,7 @@ class Search:
         if not pr.ok:
             self.result = AfreeResult("unknown", reason=pr.why)
             return
-        self.S = np.zeros((MAX_DEPTH + 1, S_SIZE), np.int64)
+        self.S = np.empty((MAX_DEPTH + 1, S_SIZE), np.int64)  # each depth written before read
         self.moves = np.empty(MAX_DEPTH * MAX_MOVES, np.int64)  # written before read, per depth
         self.nmoves = np.zeros(MAX_DEPTH + 1, np.int64)
         self.nxt = np.zeros(MAX_DEPTH + 1, np.int64)
