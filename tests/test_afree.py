@@ -64,7 +64,8 @@ def test_agrees_with_the_complete_search_on_small_positions(variant, seed, left,
 @given(variant=st.sampled_from(RUN_GAMES), seed=st.integers(0, 2**32), left=st.integers(4, 30),
        takeback=st.booleans(), deadlock=st.booleans(), lower=st.integers(-2, 3))
 def test_safe_moves_agree_with_the_search_without_them(variant, seed, left, takeback, deadlock, lower):
-    """The forced safe foundation moves (afree._forced) never change a verdict."""
+    """The forced safe foundation moves (afree._forced) and the dropped take-backs
+    (afree._useless) never change a verdict."""
     rules = get_rules(variant, {"takeback": takeback})
     rng = random.Random(seed)
     if deadlock:

@@ -82,9 +82,11 @@ Search: plain depth-first search with a table of every state entered
 (insert once, never evict).  A state met again is skipped: its subtree was,
 or is being, explored from its first visit, and with no path-dependent cut a
 state's solvability is a property of the state alone.  Besides the quotient
-above and the stock normalisation, both exact, one cut: a safe foundation
-move is a node's only move (``_forced``, proof there).  Past ``MAX_DEPTH``, or a node with more moves than ``MAX_MOVES``, the
-search is flagged incomplete and can no longer answer ``unsolvable``.
+above and the stock normalisation, both exact, two cuts (``safe=True``): a
+safe foundation move is a node's only move (``_forced``), and no take-back of
+a card nothing could ever lie on (``_useless``); proofs there.  Past
+``MAX_DEPTH``, or a node with more moves than ``MAX_MOVES``, the search is
+flagged incomplete and can no longer answer ``unsolvable``.
 """
 from __future__ import annotations
 
@@ -391,6 +393,38 @@ def _safe(S, q, c):
 
 
 @njit(**JIT)
+def _useless(S, q, c):
+    """Is the take-back of foundation top ``c`` (rank r, suit s) never needed?
+
+    True when every place of the other colour is at r - 1 or more, every place
+    of the other suit of c's colour at r - 2 or more, and every place of suit
+    s at r (c is the top of one).  Proof, any number of decks: let X be every
+    copy of the cards of the other colour up to r - 1, of the other suit of
+    c's colour up to r - 2 and of suit s up to r.  X is all home, holds all
+    copies of the lowest ranks of each suit, and whatever may lie on an X
+    card is in X.  The deletion argument of ``_forced`` then applies to X
+    (kings in X only make an empty column more when deleted): from a shortest
+    win from S, delete every take-back of an X card and that copy's moves
+    until it is home again; what is left still wins and is no longer.  Do it
+    for the union of these X over every such top (still such a set): the line
+    left takes back none of them, so its first move (or S is won) is
+    generated, and leads to a state nearer a win -- the condition the search's
+    completeness needs (``_forced``).
+    """
+    decks = q[Q_DECKS]
+    s = SUIT[c]
+    r = RANK[c] + 1
+    red = 1 if (s == 1 or s == 2) else 0
+    for t in range(4):
+        tred = 1 if (t == 1 or t == 2) else 0
+        need = r if t == s else (r - 1 if tred != red else r - 2)
+        for k in range(decks):
+            if S[S_F + t * decks + k] < need:
+                return False
+    return True
+
+
+@njit(**JIT)
 def _forced(S, q, cols, talon, vis, free, nl, out, n):
     """A safe foundation move, if there is one, as the node's only move.
 
@@ -505,6 +539,8 @@ def _gen(S, q, cols, talon, w, out, base, cap):
                     continue  # the same top card as the place before
                 c = s * 13 + h - 1
                 ok = empties > 0 if RANK[c] == 12 else free[PTYPE[c]] > 0
+                if ok and q[Q_SAFE] and _useless(S, q, c):
+                    ok = False
                 if ok and n < lim:
                     out[n] = MK_TB | (c << 3)
                     n += 1
@@ -877,8 +913,9 @@ def run(rules, layout, *, max_nodes: int = 0, deadline: float | None = None,
 
     ``max_nodes`` (0 = no limit) counts states entered; ``deadline`` is a
     ``time.perf_counter()`` value or None; ``max_memory`` bounds the table;
-    ``safe`` plays safe foundation moves as forced moves (``_forced``; off
-    only to test that cut against the search without it).
+    ``safe`` plays safe foundation moves as forced moves (``_forced``) and
+    drops useless take-backs (``_useless``); off only to test those cuts
+    against the search without them.
     """
     s = Search(rules, layout, safe, order)
     r = s.advance(max_nodes, deadline=deadline, reserve=lambda nbytes: nbytes <= max_memory)
