@@ -212,39 +212,41 @@ def _read_layout_file(path: str, variant, rule_overrides):
         raise LayoutError(f"{path}: {e}") from None
 
 
-def _echo_wrapped(moves: list[str], width: int = 78) -> None:
-    """The move list, several per line, each line led by its first move's number."""
-    line, first = [], 1
-    for i, tok in enumerate(moves, 1):
-        if line and 7 + len(" ".join(line + [tok])) > width:
-            click.echo(f"{first:>5}  {' '.join(line)}")
-            line, first = [], i
-        line.append(tok)
-    if line:
-        click.echo(f"{first:>5}  {' '.join(line)}")
+def _echo_plays(rules, layout, moves: list[str]) -> None:
+    """The solution in words, one numbered play a line (solution.readable)."""
+    from .solution import readable
+
+    for k, (_, text) in enumerate(readable(rules, layout, moves), 1):
+        click.echo(f"{k:>5}. {text}")
 
 
 def _show_solution(rules, layout, moves: list[str], every: int) -> None:
-    """The board before the first move, then after every ``every`` moves (and the last)."""
+    """The board before the first play, then after every ``every`` plays (and the last).
+
+    A play is one move that is not a stock tap, with the taps that lead to it
+    (solution.readable), so the boards follow what a player does.
+    """
     import textwrap
 
     from .layout import render
     from .reference import Game
+    from .solution import readable
 
     game = Game(rules, layout, undo=False)
     scored = rules.scoring == "easy-harp"
     click.echo("\nstart")
     click.echo(render(game, rules))
-    pending: list[str] = []
-    for i, tok in enumerate(moves, 1):
-        game.apply(tok)
-        pending.append(tok)
-        if i % every and i != len(moves):
+    plays = readable(rules, layout, moves)
+    done, pending = 0, []
+    for k, (end, text) in enumerate(plays, 1):
+        for tok in moves[done:end]:
+            game.apply(tok)
+        done = end
+        pending.append(text)
+        if k % every and k != len(plays):
             continue
-        if len(pending) == 1:
-            head = f"move {i}: {tok}"
-        else:
-            head = f"moves {i - len(pending) + 1}-{i}: {' '.join(pending)}"
+        first = k - len(pending) + 1
+        head = f"play {k}: {text}" if len(pending) == 1 else f"plays {first}-{k}: " + "; ".join(pending)
         if scored:
             head += f"  (score {game.score})"
         click.echo("")
@@ -258,7 +260,12 @@ def _show_solution(rules, layout, moves: list[str], every: int) -> None:
 def _summary(result) -> list[str]:
     s = result.settings
     if result.status == "solved":
-        head = f"solved: {len(result.moves)} moves" + (f", score {result.score}" if result.score is not None else "")
+        from .solution import count_plays
+
+        plays = count_plays(result.moves)
+        taps = len(result.moves) - plays
+        head = (f"solved: {len(result.moves)} moves ({plays} plays" + (f", {taps} stock taps)" if taps else ")")
+                + (f", score {result.score}" if result.score is not None else ""))
     elif result.status == "unsolvable":
         head = "unsolvable: every reachable position was searched and none wins"
     else:
@@ -339,9 +346,9 @@ def _warm_up(solve, rules, layout, **kw) -> None:
 @click.option("--best-score", is_flag=True,
               help="easy-harp: A* for the highest score (less 10 per take-back); proved or best found.")
 @click.option("--json", "as_json", is_flag=True, help="Print the solution JSON (SPEC §4) instead of the summary.")
-@click.option("--show", is_flag=True, help="Step through the solution: the board before the first move and after each move.")
+@click.option("--show", is_flag=True, help="Step through the solution: the board before the first play and after each play.")
 @click.option("--show-every", type=int, default=None, metavar="K",
-              help="Like --show, with a board every K moves (and after the last) and the moves between listed.")
+              help="Like --show, with a board every K plays (and after the last) and the plays between listed.")
 @click.option("--out", "out_file", metavar="FILE",
               help="Also save the solution JSON to FILE (check it with `harpsolve verify FILE`).")
 @friendly
@@ -378,7 +385,7 @@ def solve_cmd(variant, deal_ref, layout_file, rule_overrides, max_nodes, timeout
     if as_json and (show or show_every):
         fail("choose one of --json and --show")
     if show_every is not None and show_every < 1:
-        fail(f"--show-every takes a number of moves >= 1, not {show_every}")
+        fail(f"--show-every takes a number of plays >= 1, not {show_every}")
     if shortest and best_score:
         fail("choose one of --shortest and --best-score")
     if (shortest or best_score) and (algorithm or weight is not None or cost):
@@ -470,8 +477,8 @@ def solve_cmd(variant, deal_ref, layout_file, rule_overrides, max_nodes, timeout
             if result.solved and (show or show_every):
                 _show_solution(rules, layout, result.moves, show_every or 1)
             elif result.solved and result.moves:
-                click.echo("moves:")
-                _echo_wrapped(result.moves)
+                click.echo("plays (the --json moves, stock taps grouped with the play they lead to):")
+                _echo_plays(rules, layout, result.moves)
             elif show or show_every:
                 _show_solution(rules, layout, [], 1)
         sys.stdout.flush()

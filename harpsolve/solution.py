@@ -6,13 +6,25 @@ recycle and every automatic move.  This module replays the search's path on
 packed states with the same kernels the search used, and writes one token
 per single legal move.  The reference engine (``reference.py``) then judges
 the tokens on its own.
+
+Then it makes the line one a player can follow: :func:`shorten_tokens` cuts
+the search's wandering (loops, detours, needless turns through the stock),
+and :func:`readable` writes it in words, the stock taps grouped with the
+play they lead to ("draw to 7H (12 taps), 7H to t3").
 """
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import numpy as np
 
 from . import movegen as mg
-from .cards import card_text
+from .cards import card_text, suit_of
+from .layout import Layout
+from .reference import (
+    CELL_TO_COLUMN, CELL_TO_FOUNDATION, COLUMN_TO_CELL, COLUMN_TO_COLUMN, COLUMN_TO_FOUNDATION, DRAW, RECYCLE,
+    TAKE_BACK, WASTE_TO_COLUMN, WASTE_TO_FOUNDATION, Game, MoveError, parse_move, replay,
+)
 from .state import O_OBLIG, O_FOUND, O_RECYC, O_TLEN, O_TPTR, P_DECKS, P_DRAW, P_PASSES
 
 
@@ -75,3 +87,450 @@ def path_tokens(root: np.ndarray, path: list[int], p: np.ndarray) -> list[str]:
         _play(st, m, p, out)
         _play_auto(st, p, out)
     return out
+
+
+# ---- shortening a found line ----------------------------------------------------------
+# The search's line is correct but wasteful: it cycles through the stock far
+# more often than needed, and it wanders (moves undone later, positions met
+# twice, cards sent to a foundation and taken back).  What follows works on
+# the reference engine's moves only, so every shortened line is judged by the
+# same engine that judges the search; a candidate that does not replay to a
+# win is dropped, and the found line is kept when nothing shorter wins.
+#
+# A line is read as its *plays*: every move that is not a stock tap (``s>w``,
+# ``w>s``), each with the card it moves.  The taps are derived: before a play
+# from the waste, the fewest taps that bring its card to the waste top.
+
+_TAPS = (DRAW, RECYCLE)
+_FROM_WASTE = (WASTE_TO_COLUMN, WASTE_TO_FOUNDATION)
+
+
+@dataclass(frozen=True)
+class Play:
+    """One move that is not a stock tap, with the card it moves (the bottom
+    card of a moving run)."""
+
+    move: object  # reference.Move
+    card: int
+
+    @property
+    def from_waste(self) -> bool:
+        return self.move.kind in _FROM_WASTE
+
+    def piles(self, talon_shared: bool) -> tuple:
+        """The piles this play reads or changes.  Two plays that touch no pile
+        in common commute: each one's legality and effect depend only on its
+        own piles (a flip happens in the source column; points never depend
+        on the order, as no move scores below 0).  Plays from the waste touch
+        the talon only in which cards it holds -- removing two cards gives the
+        same talon in either order -- unless ``talon_shared`` (draw > 1, where
+        which cards a tap shows depends on every card before it, or a pass
+        limit, where a reordering may need more turns of the waste)."""
+        m, out = self.move, []
+        k = m.kind
+        if k in _FROM_WASTE:
+            if talon_shared:
+                out.append("w")
+        elif k in (COLUMN_TO_FOUNDATION, COLUMN_TO_COLUMN, COLUMN_TO_CELL):
+            out.append(f"t{m.src}")
+        elif k in (CELL_TO_COLUMN, CELL_TO_FOUNDATION):
+            out.append(f"c{m.src}")
+        if k in (WASTE_TO_FOUNDATION, COLUMN_TO_FOUNDATION, CELL_TO_FOUNDATION, TAKE_BACK):
+            out.append(f"f{suit_of(self.card)}")
+        if k in (WASTE_TO_COLUMN, COLUMN_TO_COLUMN, CELL_TO_COLUMN, TAKE_BACK):
+            out.append(f"t{m.dst}")
+        if k == COLUMN_TO_CELL:
+            out.append(f"c{m.dst}")
+        return tuple(out)
+
+
+def _moved_card(game: Game, m) -> int:
+    k = m.kind
+    if k in _FROM_WASTE:
+        return game.waste[-1]
+    if k in (COLUMN_TO_FOUNDATION, COLUMN_TO_COLUMN, COLUMN_TO_CELL):
+        return game.columns[m.src - 1][-m.n]
+    if k in (CELL_TO_COLUMN, CELL_TO_FOUNDATION):
+        return game.cells[m.src - 1]
+    return m.card  # take-back
+
+
+def plays_of(rules, layout, tokens) -> list[Play] | None:
+    """The plays of a legal line (None if a move is illegal)."""
+    game = Game(rules, layout, check=False, undo=False)
+    out = []
+    try:
+        for tok in tokens:
+            m = parse_move(tok)
+            if m.kind not in _TAPS:
+                out.append(Play(m, _moved_card(game, m)))
+            game.apply(m)
+    except MoveError:
+        return None
+    return out
+
+
+def taps_to(game: Game, card: int) -> list[str] | None:
+    """The fewest stock taps that bring ``card`` to the waste top (None: no
+    tap sequence does, within the passes left)."""
+    talon = game.waste + game.stock
+    w, n, draw = len(game.waste), len(game.waste) + len(game.stock), game.rules.draw
+    passes, used = game.rules.passes, game.pass_number
+    out: list[str] = []
+    turned = False
+    while True:
+        if w and talon[w - 1] == card:
+            return out
+        if w < n:
+            w = min(n, w + draw)
+            out.append("s>w")
+        else:
+            if turned or n == 0 or (passes and used >= passes):
+                return None  # a whole cycle without the card, or no pass left
+            turned, used, w = True, used + 1, 0
+            out.append("w>s")
+
+
+def _play_on(game: Game, plays: list[Play], out: list[str] | None = None) -> bool:
+    """Make ``plays`` in ``game``, each waste play after the fewest taps
+    (tokens appended to ``out``); False at the first illegal move."""
+    try:
+        for pl in plays:
+            if pl.from_waste:
+                taps = taps_to(game, pl.card)
+                if taps is None:
+                    return False
+                for t in taps:  # legal by construction (taps_to): no need to ask why_illegal
+                    game._play(parse_move(t))
+                if out is not None:
+                    out += taps
+            game.apply(pl.move)
+            if out is not None:
+                out.append(str(pl.move))
+    except MoveError:
+        return False
+    return True
+
+
+def line_of(rules, layout, plays: list[Play]) -> list[str] | None:
+    """The tokens of ``plays`` in this order, each waste play preceded by the
+    fewest taps; None unless every move is legal and the game ends won."""
+    game = Game(rules, layout, check=False, undo=False)
+    out: list[str] = []
+    return out if _play_on(game, plays, out) and game.is_won() else None
+
+
+def _copy(game: Game) -> Game:
+    """An independent copy of a game made with ``undo=False``."""
+    g = Game.__new__(Game)
+    g.__dict__.update(game.__dict__)
+    g.columns = [list(c) for c in game.columns]
+    for name in ("face_down", "stock", "waste", "cells", "foundations"):
+        setattr(g, name, list(getattr(game, name)))
+    g.history = []
+    return g
+
+
+def _talon_shared(rules) -> bool:
+    return rules.draw != 1 or rules.passes != 0
+
+
+def reorder_stock(rules, layout, plays: list[Play]) -> list[Play] | None:
+    """The same plays in an order that taps the stock less.
+
+    Only plays that touch no common pile change places (:meth:`Play.piles`),
+    so every order kept is as legal as the found one.  Greedy: every ready
+    play that needs no tap first (in the found order), then the ready waste
+    play whose card is the fewest taps away.  A player going through the
+    stock plays each card as it comes by, instead of the search's order.
+    """
+    shared = _talon_shared(rules)
+    last: dict[str, int] = {}
+    deps: list[set[int]] = []
+    for j, pl in enumerate(plays):
+        ps = pl.piles(shared)
+        deps.append({last[p] for p in ps if p in last})
+        for p in ps:
+            last[p] = j
+    waiting = [len(d) for d in deps]
+    after: list[list[int]] = [[] for _ in plays]
+    for j, d in enumerate(deps):
+        for i in d:
+            after[i].append(j)
+    ready = {j for j, c in enumerate(waiting) if c == 0}
+    game = Game(rules, layout, check=False, undo=False)
+    order: list[Play] = []
+    try:
+        while ready:
+            free = [j for j in ready if not plays[j].from_waste]
+            if free:
+                j = min(free)
+            else:
+                best = None
+                for i in sorted(ready):
+                    taps = taps_to(game, plays[i].card)
+                    if taps is not None and (best is None or len(taps) < len(best[1])):
+                        best = (i, taps)
+                if best is None:
+                    return None
+                j, taps = best
+                for t in taps:
+                    game.apply(t)
+            game.apply(plays[j].move)
+            order.append(plays[j])
+            ready.discard(j)
+            for k in after[j]:
+                waiting[k] -= 1
+                if waiting[k] == 0:
+                    ready.add(k)
+    except MoveError:
+        return None
+    return order if len(order) == len(plays) else None
+
+
+def _position(game: Game, pointer: bool = False) -> tuple:
+    """The position; without the stock pointer unless ``pointer``: where the
+    waste/stock boundary is does not matter once taps are derived."""
+    return (tuple(map(tuple, game.columns)), tuple(game.face_down), tuple(game.waste + game.stock),
+            tuple(game.cells), tuple(game.foundations), game.pass_number if game.rules.passes else 0,
+            len(game.waste) if pointer else -1)
+
+
+def cut_loops(rules, layout, plays: list[Play]) -> list[Play]:
+    """Drop the plays between two visits of the same position (taps aside)."""
+    game = Game(rules, layout, check=False, undo=False)
+    seen = {_position(game): 0}
+    kept: list[Play] = []
+    for pl in plays:
+        if pl.from_waste:
+            for t in taps_to(game, pl.card) or ():
+                game.apply(t)
+        game.apply(pl.move)
+        key = _position(game)
+        if key in seen:
+            del kept[seen[key]:]
+            seen = {k: i for k, i in seen.items() if i <= len(kept)}
+        else:
+            kept.append(pl)
+            seen[key] = len(kept)
+    return kept
+
+
+def _pile(pl: Play, end: str) -> str:
+    """Where a play takes its card from (``end="src"``) or puts it."""
+    m = pl.move
+    k = m.kind
+    if end == "src":
+        if k in _FROM_WASTE:
+            return "w"
+        if k == TAKE_BACK:
+            return "f"
+        return ("c" if k in (CELL_TO_COLUMN, CELL_TO_FOUNDATION) else "t") + str(m.src)
+    if k in (WASTE_TO_FOUNDATION, COLUMN_TO_FOUNDATION, CELL_TO_FOUNDATION):
+        return "f"
+    return ("c" if k == COLUMN_TO_CELL else "t") + str(m.dst)
+
+
+def _direct(src: str, dst: str, card: int, n: int):
+    """The single move from pile ``src`` to pile ``dst`` (None: no such move)."""
+    if src == dst or src == "w" and n > 1:
+        return None
+    tok = f"{src}>{dst}"
+    if src == "f":
+        tok += ":" + card_text(card)
+    elif n > 1:
+        tok += f"*{n}"
+    try:
+        return parse_move(tok)
+    except MoveError:
+        return None
+
+
+# The detour search replays part of the line per candidate: bounded, so that
+# a depth-first search's line of tens of thousands of moves (Baker's Game)
+# costs seconds, not hours.  A card's next play is looked for within
+# DETOUR_SPAN plays, and at most DETOUR_WORK plays are replayed per line
+# (the budget is counted, not timed: the same line always shortens the same).
+DETOUR_SPAN = 200
+DETOUR_WORK = 20_000  # easy-harp lines of ~150 plays use 8 000-18 000
+
+
+def without_detours(rules, layout, plays: list[Play]) -> list[Play]:
+    """Replace a card's trip through other piles by one move, or none.
+
+    For each play of a card, the card's next play: when the card comes back
+    where it started, both go ("moves undone later"); otherwise the two
+    become one move from the first source to the last destination (a card
+    sent up and taken back: ``t3>f`` ... ``f>t5`` becomes ``t3>t5``), made
+    where the first or where the second was.  Each candidate is kept only
+    if the whole line still wins, and is no longer.  Bounded: DETOUR_SPAN,
+    DETOUR_WORK.
+    """
+    if line_of(rules, layout, plays) is None:
+        return plays
+
+    work = [DETOUR_WORK]
+
+    def trace(plays, g, keys, toks):
+        """Extend ``keys``/``toks`` (the full position, stock pointer included,
+        after each play, and the tokens so far) from game ``g`` to the end."""
+        out: list[str] = []
+        base = toks[-1]
+        work[0] -= len(plays) - len(keys) + 1
+        for k in range(len(keys) - 1, len(plays)):
+            if not _play_on(g, plays[k:k + 1], out):
+                break  # illegal: the lists stop short
+            keys.append(_position(g, True))
+            toks.append(base + len(out))
+        return keys, toks
+
+    start = Game(rules, layout, check=False, undo=False)
+    keys, toks = trace(plays, start, [_position(start, True)], [0])
+    # ``pre`` is the game before play i: a candidate differs from ``plays``
+    # only from i on, so only that part is replayed -- and only until it
+    # rejoins the found line (the same position, stock pointer included),
+    # from where the rest is the found line's.
+    pre = Game(rules, layout, check=False, undo=False)
+    i = 0
+    while i < len(plays) and work[0] > 0:
+        a = plays[i]
+        n = a.move.n if a.move.kind == COLUMN_TO_COLUMN else 1
+        j = next((j for j in range(i + 1, min(len(plays), i + DETOUR_SPAN)) if plays[j].card == a.card), None)
+        kept = False
+        if j is not None:
+            b = plays[j]
+            src, dst = _pile(a, "src"), _pile(b, "dst")
+            cands = []
+            if src == dst and (b.move.n if b.move.kind == COLUMN_TO_COLUMN else 1) == n:
+                cands.append(plays[i + 1:j])
+            direct = _direct(src, dst, a.card, n)
+            if direct is not None:
+                one = Play(direct, a.card)
+                cands.append([one] + plays[i + 1:j])
+                cands.append(plays[i + 1:j] + [one])
+            for part in cands:
+                g = _copy(pre)
+                pk, pt = trace(part, g, [keys[i]], [toks[i]])
+                if len(pk) <= len(part):
+                    continue  # a move was illegal
+                if pk[-1] == keys[j + 1]:
+                    # rejoined: the rest is the found line's, shifted
+                    shift = pt[-1] - toks[j + 1]
+                    if shift <= 0:
+                        plays = plays[:i] + part + plays[j + 1:]
+                        keys = keys[:i] + pk + keys[j + 2:]
+                        toks = toks[:i] + pt + [t + shift for t in toks[j + 2:]]
+                        kept = True
+                        break
+                    continue
+                rest = plays[:i] + part + plays[j + 1:]
+                rk, rt = trace(rest, g, keys[:i] + pk, toks[:i] + pt)
+                if len(rk) == len(rest) + 1 and g.is_won() and rt[-1] <= toks[-1]:
+                    plays, keys, toks, kept = rest, rk, rt, True
+                    break
+        if not kept:
+            _play_on(pre, plays[i:i + 1])
+            i += 1
+    return plays
+
+
+def shorten_tokens(rules, layout, tokens: list[str]) -> list[str]:
+    """A shorter winning line for the winning line ``tokens`` (or ``tokens``).
+
+    Loops cut, detours dropped, the plays reordered to go round the stock
+    less, the taps recounted; the result replays to a win in the reference
+    engine (checked here: a candidate that does not is never returned).
+    """
+    plays = plays_of(rules, layout, tokens)
+    if plays is None:
+        return list(tokens)
+    best = list(tokens)
+    steps = [cut_loops] + [reorder_stock, without_detours] * ROUNDS + [reorder_stock]
+    if not any(p.from_waste for p in plays):
+        steps = [s for s in steps if s is not reorder_stock]  # no stock: nothing to reorder for
+    for step in steps:
+        try:
+            new = step(rules, layout, plays)
+        except MoveError:
+            new = None
+        if new is None or new == plays:
+            continue
+        line = line_of(rules, layout, new)
+        if line is not None and len(line) <= len(best):
+            plays, best = new, line
+    rep = replay(rules, layout, best)  # the judge, once more: never return a line that does not win
+    return best if rep.ok and rep.won else list(tokens)
+
+
+# Rounds of reordering and detour-dropping: one detour gone can free a better
+# order and back (easy-harp deals 1-10: the second round takes a few % more,
+# a third almost nothing).
+ROUNDS = 2
+
+
+# ---- the text a player reads -------------------------------------------------------
+def _where(pile: str) -> str:
+    if pile == "f":
+        return "foundation"
+    if pile.startswith("c"):
+        return f"cell {pile[1:]}"
+    return pile
+
+
+def _play_text(game: Game, m) -> str:
+    """``m`` (legal in ``game``, not yet made) in words."""
+    pl = Play(m, _moved_card(game, m))
+    what = card_text(pl.card)
+    if m.kind == COLUMN_TO_COLUMN and m.n > 1:
+        what += f"..{card_text(game.columns[m.src - 1][-1])} ({m.n} cards)"
+    src, dst = _pile(pl, "src"), _pile(pl, "dst")
+    if src == "w":
+        return f"{what} to {_where(dst)}"
+    return f"{what} from {_where(src)} to {_where(dst)}"
+
+
+def _taps_text(taps: list[str], card: int | None) -> str:
+    turns = taps.count("w>s")
+    n = len(taps)
+    head = f"draw to {card_text(card)}" if card is not None else "tap the stock"
+    extra = f", the waste turned over {'once' if turns == 1 else f'{turns} times'}" if turns else ""
+    return f"{head} ({n} tap{'s' if n != 1 else ''}{extra})"
+
+
+def readable(rules, layout, tokens) -> list[tuple[int, str]]:
+    """The line in words, one entry per play with the stock taps before it:
+    ``(index of the play's last token, 1-based; text)``.
+
+    >>> from harpsolve.rules import get_rules
+    >>> rules = get_rules("klondike-1", ["columns=1"])
+    >>> lay = Layout(columns=[[51]], face_down=[0], stock=list(range(51)), foundations=[])
+    >>> readable(rules, lay, ["s>w", "w>f", "s>w", "w>f"])
+    [(2, 'draw to AC (1 tap), AC to foundation'), (4, 'draw to 2C (1 tap), 2C to foundation')]
+    """
+    game = Game(rules, layout, check=False, undo=False)
+    out: list[tuple[int, str]] = []
+    taps: list[str] = []
+    for i, tok in enumerate(tokens, 1):
+        m = parse_move(tok)
+        if m.kind in _TAPS:
+            game.apply(m)
+            taps.append(str(m))
+            continue
+        text = _play_text(game, m)
+        hidden = m.kind in (COLUMN_TO_FOUNDATION, COLUMN_TO_COLUMN, COLUMN_TO_CELL) and \
+            game.face_down[m.src - 1] == len(game.columns[m.src - 1]) - m.n > 0
+        if taps:
+            text = _taps_text(taps, game.waste[-1] if m.kind in _FROM_WASTE else None) + ", " + text
+            taps = []
+        game.apply(m)
+        if hidden:
+            text += f", turning up {card_text(game.columns[m.src - 1][-1])}"
+        out.append((i, text))
+    if taps:
+        out.append((len(tokens), _taps_text(taps, None)))
+    return out
+
+
+def count_plays(tokens) -> int:
+    """The moves of a line that are not stock taps (``s>w``, ``w>s``)."""
+    return sum(parse_move(t).kind not in _TAPS for t in tokens)

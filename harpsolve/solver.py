@@ -31,7 +31,7 @@ from .search import (
     ALGORITHM_NAMES, ASTAR_ALGORITHMS, DEFAULT_ALGORITHM, DEFAULT_HEURISTIC, HEURISTIC_NAMES, dfs, ehc,
 )
 from .search.tt import ENTRY_BYTES, _rehash, new_payload, new_table
-from .solution import path_tokens
+from .solution import path_tokens, shorten_tokens
 from .state import O_OBLIG, P_PASSES, P_REACH, STATE_BYTES, kernel_params, pack
 
 DEFAULT_MAX_NODES = 2_000_000
@@ -413,7 +413,9 @@ def solve(variant: str | Rules = "easy-harp", deal: int | None = None, *, layout
                 reason = why or "depth"
     if path is not None:
         status = "solved"
-        result.moves = path_tokens(root, shortcut(root, shorten(root, path, pp), pp), pp)
+        tokens = path_tokens(root, shortcut(root, shorten(root, path, pp), pp), pp)
+        # a line a player can follow: fewer turns through the stock, no detours (solution.py)
+        result.moves = shorten_tokens(rules, layout, tokens)
     result.status, result.reason = status, reason
     result.nodes, result.states, result.max_depth = nodes, states, depth
     result.seconds = time.perf_counter() - t0

@@ -63,7 +63,7 @@ def test_solved_deal_exit_0_and_json_replays_to_a_win(run, variant, deal):
     lines = _stdout(res).splitlines()
     assert lines[0].startswith(f"{variant} deal {deal} (EH1-N-")
     assert lines[1].startswith("solved: ") and lines[2].startswith("nodes ")
-    assert lines[3] == "moves:" and lines[4].split()[0] == "1"
+    assert lines[3].startswith("plays ") and lines[4].split()[0] == "1."
 
     res = run("solve", variant, deal, "--json")
     assert res.exit_code == 0
@@ -73,9 +73,13 @@ def test_solved_deal_exit_0_and_json_replays_to_a_win(run, variant, deal):
     rules = get_rules(variant)
     rep = replay(rules, Layout.from_dict(doc["layout"]), doc["moves"])
     assert rep.ok and rep.won
-    # the human move list is the same solution
-    listed = [tok for line in lines[4:] for tok in line.split()[1:]]
-    assert listed == doc["moves"]
+    # the plays listed are the solution's, and the summary counts its moves and plays
+    from harpsolve.solution import readable
+
+    listed = [line.split(". ", 1)[1] for line in lines[4:]]
+    assert listed == [text for _, text in readable(rules, Layout.from_dict(doc["layout"]), doc["moves"])]
+    plays = sum(m not in ("s>w", "w>s") for m in doc["moves"])
+    assert lines[1].startswith(f"solved: {len(doc['moves'])} moves ({plays} plays")
 
 
 def test_easy_harp_reports_the_replayed_score(run):
@@ -101,17 +105,19 @@ def test_show_prints_every_board_and_cells_for_bakers_game(run):
     assert res.exit_code == 0
     text = _stdout(res)
     n = json.loads(_stdout(run("solve", "klondike-1", "2", "--json")))["moves"]
-    assert text.count("\nfoundations: ") == len(n) + 1  # the start and after each move
-    assert "\nstart\n" in text and f"\nmove {len(n)}: {n[-1]}\n" in text
+    plays = sum(m not in ("s>w", "w>s") for m in n)
+    assert text.count("\nfoundations: ") == plays + 1  # the start and after each play
+    assert "\nstart\n" in text and f"\nplay {plays}: " in text
     assert text.rstrip().endswith("won")
 
     res = run("solve", "bakers-game", "1", "--show-every", "100")
     assert res.exit_code == 0
     text = _stdout(res)
-    moves = int(text.splitlines()[1].split()[1])
-    boards = 1 + -(-moves // 100)
+    plays = int(text.splitlines()[1].split()[3].lstrip("("))  # bakers-game: no stock, every move a play
+    assert plays == int(text.splitlines()[1].split()[1])
+    boards = 1 + -(-plays // 100)
     assert text.count("\ncells: ") == boards and text.count("\nfoundations: ") == boards
-    assert "\nmoves 1-100: " in text and text.rstrip().endswith("won")
+    assert ("\nplays 1-100: " in text or plays < 100) and text.rstrip().endswith("won")
     assert text.rstrip().endswith("cells: -- -- -- --\n\nwon")  # the last board: empty cells
 
 
