@@ -45,13 +45,41 @@ def fail(message: str, code: int = EXIT_BAD_INPUT):
     sys.exit(code)
 
 
+EXIT_PIPE = 141  # what a shell reports for a process ended by SIGPIPE (128 + 13)
+
+
+def _reader_gone() -> None:
+    """The reader of our output has gone (``| head``, a pager quit): stop
+    quietly, as Unix tools do, without a message or a traceback at exit."""
+    import os
+
+    try:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except OSError:  # pragma: no cover - stdout already gone entirely
+        pass
+    sys.exit(EXIT_PIPE)
+
+
+def check_number(option: str, value, *, least=0, what="a number", note="") -> None:
+    """Refuse (one line, exit 2) an option value below ``least``, or not finite."""
+    if value is not None and not (value >= least and math.isfinite(value)):
+        fail(f"{option} takes {what} >= {least}{note}, not {value:g}" if isinstance(value, float)
+             else f"{option} takes {what} >= {least}{note}, not {value}")
+
+
 def friendly(fn):
-    """Turn project errors (and unreadable files) into one line and exit 2."""
+    """Turn project errors (and unreadable files) into one line and exit 2;
+    a closed output pipe ends the command quietly."""
 
     @functools.wraps(fn)
     def wrapper(*a, **kw):
         try:
-            return fn(*a, **kw)
+            try:
+                return fn(*a, **kw)
+            finally:
+                sys.stdout.flush()  # a closed pipe shows here at the latest
+        except BrokenPipeError:
+            _reader_gone()
         except _user_errors() as e:
             fail(str(e))
         except (OSError, UnicodeDecodeError) as e:
@@ -111,7 +139,11 @@ def variants_cmd(variant, rule_overrides):
     )
 
 
-@main.command("deal")
+# "-5" is a (bad) deal number, not an unknown option: let the deal parser say so.
+_NUMBERS_ARE_ARGUMENTS = {"ignore_unknown_options": True}
+
+
+@main.command("deal", context_settings=_NUMBERS_ARE_ARGUMENTS)
 @click.argument("variant")
 @click.argument("deal_ref", metavar="N|CODE|daily[:YYYY-MM-DD]")
 @click.option("--json", "as_json", is_flag=True, help="Print the layout as JSON (with variant, deal and code).")
@@ -321,7 +353,7 @@ def _warm_up(solve, rules, layout, **kw) -> None:
     solve(rules, layout=one_left_layout(rules), max_nodes=1000, verify=False, **kw)
 
 
-@main.command("solve")
+@main.command("solve", context_settings=_NUMBERS_ARE_ARGUMENTS)
 @click.argument("variant", required=False)
 @click.argument("deal_ref", metavar="[N|CODE|daily[:YYYY-MM-DD]]", required=False)
 @click.option("--layout", "layout_file", metavar="FILE",
@@ -400,8 +432,7 @@ def solve_cmd(variant, deal_ref, layout_file, rule_overrides, max_nodes, timeout
         fail("--cost goes with --algorithm astar or wastar")
     if max_nodes is not None and max_nodes < 0:
         fail(f"--max-nodes takes a number >= 0 (0 = no limit), not {max_nodes}")
-    if timeout is not None and timeout < 0:
-        fail(f"--timeout takes seconds >= 0 (0 = no limit), not {timeout:g}")
+    check_number("--timeout", timeout, what="seconds", note=" (0 = no limit)")
     budgets = {}
     if max_memory is not None:
         from .sweep import SweepError, parse_size
@@ -483,10 +514,7 @@ def solve_cmd(variant, deal_ref, layout_file, rule_overrides, max_nodes, timeout
                 _show_solution(rules, layout, [], 1)
         sys.stdout.flush()
     except BrokenPipeError:
-        # The reader has gone (`| head`, quitting a pager): stop quietly, same exit status.
-        import os
-
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        _reader_gone()
     sys.exit(_STATUS_EXIT[result.status])
 
 
@@ -576,6 +604,7 @@ def sweep_cmd(variant, deal_range, out, rule_overrides, max_nodes, timeout, max_
     """
     from .sweep import format_range, parse_range, parse_size, sweep
 
+    check_number("--timeout", timeout, what="seconds", note=" (0 = no limit)")
     deals = parse_range(deal_range)
     budgets = dict(max_nodes=max_nodes, timeout=timeout, heuristic=heuristic, algorithm=algorithm, weight=weight,
                    max_memory=parse_size(max_memory) if max_memory is not None else None)
@@ -607,6 +636,7 @@ def stats_cmd(paths, by, fmt, plot_dir, hardest):
     from .stats import plot, render, summarize
     from .sweep import conflicts, load_results
 
+    check_number("--hardest", hardest, what="a number of deals")
     results = load_results(paths)
     groups = summarize(results, by, hardest)
     click.echo(render(groups, fmt))
@@ -632,6 +662,7 @@ def compare_cmd(a, b, limit):
     """
     from .stats import compare, compare_text
 
+    check_number("--limit", limit, what="a number of deals", note=" (0 = all)")
     c = compare(a, b)
     click.echo(compare_text(c, limit))
     if c.conflicts or c.internal:
@@ -760,8 +791,8 @@ def bench_cmd(variant, deal_range, heuristics, algorithms, weights, cost, rule_o
     from .sweep import format_range, parse_range, parse_size
 
     deals = parse_range(deal_range)
-    if max_nodes is not None and max_nodes < 0:
-        fail(f"--max-nodes takes a number >= 0 (0 = no limit), not {max_nodes}")
+    check_number("--max-nodes", max_nodes, note=" (0 = no limit)")
+    check_number("--timeout", timeout, what="seconds", note=" (0 = no limit)")
     try:
         settings = make_settings(heuristics, algorithms, weights, cost)
     except BenchError as e:

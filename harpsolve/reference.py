@@ -674,4 +674,11 @@ def load_solution(path) -> tuple[Rules, Layout, list[str], dict]:
     if not isinstance(tokens, list) or not all(isinstance(t, str) for t in tokens):
         raise SolutionError(f"{path}: 'moves' must be a list of move tokens such as \"t3>f\"")
     meta = {k: v for k, v in data.items() if k not in ("variant", "rules", "layout", "moves")}
+    # The fields verify compares with the replay must mean what they say.
+    score = meta.get("score")
+    if score is not None and (isinstance(score, bool) or not isinstance(score, int)):
+        raise SolutionError(f"{path}: 'score' must be a whole number (or absent), not {score!r}")
+    status = meta.get("status")
+    if status is not None and status not in ("solved", "unsolvable", "unknown"):
+        raise SolutionError(f"{path}: 'status' must be solved, unsolvable or unknown, not {status!r}")
     return rules, layout, tokens, meta
