@@ -48,16 +48,17 @@ def fail(message: str, code: int = EXIT_BAD_INPUT):
 EXIT_PIPE = 141  # what a shell reports for a process ended by SIGPIPE (128 + 13)
 
 
-def _reader_gone() -> None:
+def _reader_gone(code: int = EXIT_PIPE) -> None:
     """The reader of our output has gone (``| head``, a pager quit): stop
-    quietly, as Unix tools do, without a message or a traceback at exit."""
+    quietly, as Unix tools do, without a message or a traceback at exit
+    (``solve`` keeps its status as the exit code: the answer is known)."""
     import os
 
     try:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     except OSError:  # pragma: no cover - stdout already gone entirely
         pass
-    sys.exit(EXIT_PIPE)
+    sys.exit(code)
 
 
 def check_number(option: str, value, *, least=0, what="a number", note="") -> None:
@@ -101,25 +102,13 @@ _deal_rule_option = click.option(
 )
 
 
-def _rule_value_text(name: str, value) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, tuple):
-        return ",".join(map(str, value))
-    if name == "passes" and value == 0:
-        return "0 (unlimited)"
-    if name == "draw" and value == 0:
-        return "0 (no stock)"
-    return str(value)
-
-
 @main.command("variants")
 @click.argument("variant", required=False)
 @_deal_rule_option
 @friendly
 def variants_cmd(variant, rule_overrides):
     """List the variants; with VARIANT, print every field of its rules."""
-    from .rules import RULE_FIELDS, VARIANTS, get_rules
+    from .rules import RULE_FIELDS, VARIANTS, get_rules, value_text
 
     if variant is None:
         if rule_overrides:
@@ -132,7 +121,7 @@ def variants_cmd(variant, rule_overrides):
     click.echo(f"{rules.label}: {rules.description}")
     width = max(map(len, RULE_FIELDS))
     for name in RULE_FIELDS:
-        click.echo(f"  {name.ljust(width)}  {_rule_value_text(name, getattr(rules, name))}")
+        click.echo(f"  {name.ljust(width)}  {value_text(getattr(rules, name), name, explain=True)}")
     click.echo(
         f"  ({rules.n_cards} cards, stock {rules.stock_size}, {rules.n_foundations} foundations, "
         f"fingerprint {rules.fingerprint()})"
@@ -228,10 +217,16 @@ def _read_layout_file(path: str, variant, rule_overrides):
     except OSError as e:
         raise LayoutError(f"cannot read {path}: {e.strerror}") from None
     try:
-        if variant is None:
-            data = json.loads(text) if text.lstrip().startswith("{") else None
-            if not isinstance(data, dict) or not isinstance(data.get("variant"), str):
-                raise LayoutError("give the VARIANT: only a JSON layout with a 'variant' field names its own")
+        data = json.loads(text) if text.lstrip().startswith("{") else None
+        named = isinstance(data, dict) and isinstance(data.get("variant"), str)
+        if variant is None and not named:
+            raise LayoutError("give the VARIANT: only a JSON layout with a 'variant' field names its own")
+        if named:
+            # The file's own rules (as `deal --json` writes them) are the game it
+            # holds: never drop them silently.  --rule still changes them.
+            if variant is not None and variant != data["variant"]:
+                raise LayoutError(f"the file holds a {data['variant']} layout, not {variant}: "
+                                  f"drop VARIANT to use the file's rules")
             rules = get_rules(data["variant"])
             rules = with_overrides(rules, _overrides_of(data["variant"], data.get("rules"), path))
             rules = with_overrides(rules, rule_overrides)
@@ -319,7 +314,8 @@ def _optimality_lines(result) -> list[str]:
     if o.get("cost_model") == "score":
         clean = o.get("clean_score")
         if proved == "minimal":
-            return [f"best score: proved maximal (clean score {clean}: the score less 10 per take-back)"]
+            return [f"best score: proved maximal (clean score {clean}: the score less 10 per take-back)"
+                    + _by_bound(o)]
         if proved == "within-weight":
             return [f"score: clean score {clean} (the score less 10 per take-back); weighted A*: its shortfall "
                     f"from {o.get('ceiling')} is at most {o['weight']:g} x the best line's"]
@@ -331,7 +327,7 @@ def _optimality_lines(result) -> list[str]:
             out.append(f"no solution has a clean score above {o['score_bound']}")
         return out
     if proved == "minimal":
-        return [f"shortest: proved minimal ({o['cost']} {unit})"]
+        return [f"shortest: proved minimal ({o['cost']} {unit})" + _by_bound(o)]
     if proved == "within-weight":
         return [f"within {o['weight']:g} x the shortest (weighted A*: {o['cost']} {unit})"]
     out = []
@@ -340,6 +336,13 @@ def _optimality_lines(result) -> list[str]:
     if "lower_bound" in o:
         out.append(f"no solution has fewer than {int(math.ceil(o['lower_bound'] - 1e-9))} {unit}")
     return out
+
+
+def _by_bound(o: dict) -> str:
+    """How a line found after A* ran out is still proved: it meets A*'s bound."""
+    if not o.get("proved_by"):
+        return ""
+    return f"; found by {o.get('found_by')}, and it meets the bound A* proved"
 
 
 def _warm_up(solve, rules, layout, **kw) -> None:
@@ -514,7 +517,7 @@ def solve_cmd(variant, deal_ref, layout_file, rule_overrides, max_nodes, timeout
                 _show_solution(rules, layout, [], 1)
         sys.stdout.flush()
     except BrokenPipeError:
-        _reader_gone()
+        _reader_gone(_STATUS_EXIT[result.status])
     sys.exit(_STATUS_EXIT[result.status])
 
 

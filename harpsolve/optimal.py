@@ -7,7 +7,8 @@ cost model (``search/astar.py``): when A* finishes, its answer is proved
 runs out, A* leaves a bound (no solution is shorter than ``lower_bound``
 tokens; no solution scores more than ``score_bound`` clean points), and the
 same budget goes, in turn, to each fallback search; the best solution they
-find is returned with ``proved == "no"`` and the bound kept beside it.
+find is returned with ``proved == "no"`` and the bound kept beside it -- or
+with ``proved == "minimal"`` when it meets the bound (``proved_by`` says so).
 
 A fallback that proves the deal unsolvable is a proof like any other (the
 complete searches prune only what is proved not to cost a win).
@@ -18,6 +19,7 @@ complete searches prune only what is proved not to cost a win).
 """
 from __future__ import annotations
 
+import math
 import time
 
 from .solver import DEFAULT_MAX_MEMORY, DEFAULT_MAX_NODES, SolveResult, solve
@@ -85,10 +87,18 @@ def _run(kind: str, fallbacks, better, variant, deal, *, layout, overrides, max_
         opt["clean_score"] = clean_score(best)
         if "score_bound" in bound:
             opt["score_bound"] = bound["score_bound"]
+            # A* proved no line scores more; this one scores that much: it is a best line.
+            if opt["clean_score"] >= bound["score_bound"]:
+                opt["proved"] = "minimal"
     else:
         opt["cost"] = _tokens_cost(best)
         if "lower_bound" in bound:
             opt["lower_bound"] = bound["lower_bound"]
+            # A* proved no line is shorter; this one is that short: it is a shortest line.
+            if opt["cost"] <= math.ceil(bound["lower_bound"] - 1e-9):
+                opt["proved"] = "minimal"
+    if opt["proved"] == "minimal":
+        opt["proved_by"] = "the bound A* left"
     best.optimality = opt
     best.nodes, best.seconds = nodes, time.perf_counter() - t0
     best.settings = dict(best.settings, algorithm="astar", cost=cost)

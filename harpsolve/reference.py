@@ -47,7 +47,7 @@ from dataclasses import dataclass, field
 
 from .cards import CardError, card_text, parse_card, rank_of, suit_of
 from .layout import Layout, LayoutError
-from .rules import Rules, builds_on, get_rules, with_overrides
+from .rules import Rules, RulesError, builds_on, get_rules, parse_label, value_text, with_overrides
 
 ACE, KING = 1, 13
 
@@ -606,36 +606,20 @@ def _cards_left(game: Game) -> int:
     return game.rules.n_cards - sum(game.foundations)
 
 
-def _override_text(value) -> str:
-    """A JSON value of a rules override as the text form get_rules reads."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, list):
-        return ",".join(str(v) for v in value)
-    return str(value)
-
-
 def _overrides_of(variant: str, spec, path) -> dict:
     """The ``rules`` entry of a solution: a dict of overrides, or a label such
     as ``"easy-harp[passes=3,columns=1,2,3]"`` (what ``deal --json`` prints)."""
     if spec is None:
         return {}
     if isinstance(spec, dict):
-        return {k: _override_text(v) for k, v in spec.items()}
+        return {k: value_text(v) for k, v in spec.items()}
     if isinstance(spec, str):
-        m = re.fullmatch(r"\s*([\w-]+)\s*(?:\[(.*)\])?\s*", spec)
-        if m is None or m.group(1) != variant:
+        try:
+            name, out = parse_label(spec)
+        except RulesError as e:
+            raise SolutionError(f"{path}: 'rules': {e}") from None
+        if name != variant:
             raise SolutionError(f"{path}: 'rules' {spec!r} does not describe variant {variant!r}")
-        out: dict[str, str] = {}
-        last = None
-        for part in (m.group(2) or "").split(","):
-            if "=" in part:
-                last, value = part.split("=", 1)
-                out[last] = value
-            elif last is not None and part:
-                out[last] += "," + part  # a tuple value such as columns=1,2,3
-            elif part.strip():
-                raise SolutionError(f"{path}: cannot read rule override {part!r} in 'rules'")
         return out
     raise SolutionError(f"{path}: 'rules' must be an object of rule overrides")
 

@@ -107,7 +107,7 @@ class Rules:
         if base is None:
             return self.name
         diffs = [
-            f"{f.name}={_format_value(getattr(self, f.name))}"
+            f"{f.name}={value_text(getattr(self, f.name))}"
             for f in fields(self)
             if f.name in RULE_FIELDS and getattr(self, f.name) != getattr(base, f.name)
         ]
@@ -151,12 +151,76 @@ class Rules:
 RULE_FIELDS = tuple(f.name for f in fields(Rules) if f.name not in ("name", "description"))
 
 
-def _format_value(v) -> str:
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    if isinstance(v, tuple):
-        return ",".join(str(x) for x in v)
-    return str(v)
+def value_text(value, name: str = "", explain: bool = False) -> str:
+    """A rules value as the text ``--rule NAME=VALUE`` reads back (a JSON
+    list counts as a tuple); ``explain`` adds what a 0 means.
+
+    >>> value_text(True), value_text((1, 2, 3)), value_text(0, "passes", explain=True)
+    ('true', '1,2,3', '0 (unlimited)')
+    """
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (tuple, list)):
+        return ",".join(str(x) for x in value)
+    if explain and value == 0 and name in ("passes", "draw"):
+        return "0 (unlimited)" if name == "passes" else "0 (no stock)"
+    return str(value)
+
+
+
+
+def parse_label(text: str) -> tuple[str, dict[str, str]]:
+    """A rules label, as :attr:`Rules.label` writes it, back into the variant
+    and its overrides.
+
+    >>> parse_label("easy-harp[passes=3,columns=1,2,3]")
+    ('easy-harp', {'passes': '3', 'columns': '1,2,3'})
+    """
+    import re
+
+    m = re.fullmatch(r"\s*([\w-]+)\s*(?:\[(.*)\])?\s*", text)
+    if m is None:
+        raise RulesError(f"not a rules label such as easy-harp[passes=3]: {text!r}")
+    out: dict[str, str] = {}
+    last = None
+    for part in (m.group(2) or "").split(","):
+        if "=" in part:
+            last, value = part.split("=", 1)
+            out[last.strip()] = value
+        elif last is not None and part:
+            out[last.strip()] += "," + part  # a tuple value such as columns=1,2,3
+        elif part.strip():
+            raise RulesError(f"cannot read rule override {part!r} in {text!r}")
+    return m.group(1), out
+
+
+def describe(rules: "Rules") -> str:
+    """The rules in words, from the fields (what ``variants`` prints for overridden rules).
+
+    >>> describe(get_rules("bakers-game", ["cells=2"]))
+    '1 deck, 8 columns (7,7,7,7,6,6,6,6), all face up; no stock; build down in suit; single cards move; an empty column takes any card; 2 free cells; no take-back.'
+    """
+    parts = [f"{rules.decks} deck{'s' if rules.decks > 1 else ''}, {rules.n_columns} columns "
+             f"({value_text(rules.columns)}), " + ("all face up" if rules.face_down == "none"
+                                                    else "all but each column's top card face down")]
+    if rules.stock_size and rules.draw:
+        passes = "unlimited passes" if rules.passes == 0 else f"{rules.passes} pass{'es' if rules.passes > 1 else ''}"
+        parts.append(f"stock of {rules.stock_size}, draw {rules.draw}, {passes}")
+    else:
+        parts.append("no stock")
+    parts.append("build down " + ("in suit" if rules.build == "suit" else "in alternating colours"))
+    if rules.column_moves == "runs":
+        parts.append("built runs move as units")
+    else:
+        parts.append("single cards move" + (", and a king-led run as a block to an empty column"
+                                            if rules.king_runs else ""))
+    parts.append("an empty column takes " + ("any card" if rules.empty == "any" else "a king"))
+    if rules.cells:
+        parts.append(f"{rules.cells} free cell{'s' if rules.cells > 1 else ''}")
+    parts.append("take-back from the foundations" if rules.takeback else "no take-back")
+    if rules.scoring != "none":
+        parts.append(f"{rules.scoring} scoring")
+    return "; ".join(parts) + "."
 
 
 _KLONDIKE = dict(
@@ -250,7 +314,12 @@ def with_overrides(rules: Rules, overrides) -> Rules:
             raise RulesError(f"unknown rule {name!r}; rules are: {', '.join(RULE_FIELDS)}")
         current = getattr(rules, name)
         changes[name] = _parse_value(name, current, value) if isinstance(value, str) else value
-    return dataclasses.replace(rules, **changes).validate()
+    out = dataclasses.replace(rules, **changes).validate()
+    preset = VARIANTS.get(out.name)
+    if preset is not None and out.as_dict() != preset.as_dict():
+        # the preset's prose would describe other rules (e.g. "4 free cells" with cells=2)
+        out = dataclasses.replace(out, description=describe(out))
+    return out
 
 
 def _split(text: str) -> tuple[str, str]:

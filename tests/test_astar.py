@@ -8,6 +8,7 @@ moves (the minimum under the "moves" cost model).
 from __future__ import annotations
 
 import heapq
+import math
 import random
 from collections import deque
 
@@ -309,3 +310,25 @@ def test_node_store_round_trip():
         from harpsolve.state import unpack
 
         assert unpack(back, rules) == unpack(st, rules)
+
+
+def test_a_line_that_meets_the_bound_is_proved():
+    """A* runs out of budget and leaves a bound; the fallback's line meets it:
+    that is a proof, never "not proved" beside "no line does better"."""
+    from harpsolve import optimal
+
+    rules = get_rules("easy-harp")
+    proved = {"score": 0, "tokens": 0}
+    for seed in range(4):
+        layout = endgame(rules, random.Random(seed), 12)
+        r = optimal.best_score(rules, layout=layout, max_nodes=50)
+        o = r.optimality
+        assert r.solved and "score_bound" in o  # A* ran out: a fallback found it
+        assert (o["proved"] == "minimal") == (o["clean_score"] >= o["score_bound"])
+        proved["score"] += o["proved"] == "minimal"
+        r = optimal.shortest(rules, layout=layout, max_nodes=50)
+        o = r.optimality
+        assert r.solved and "lower_bound" in o
+        assert (o["proved"] == "minimal") == (o["cost"] <= math.ceil(o["lower_bound"] - 1e-9))
+        proved["tokens"] += o["proved"] == "minimal"
+    assert proved["score"] and proved["tokens"]  # the cases above do meet their bounds

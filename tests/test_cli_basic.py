@@ -34,6 +34,14 @@ def test_variants_lists_every_variant(run):
     assert all(len(line.split(maxsplit=1)) == 2 for line in lines)
 
 
+def test_variants_describes_overridden_rules_from_their_fields(run):
+    res = run("variants", "bakers-game", "--rule", "cells=2")
+    assert res.exit_code == 0, res.output
+    head = res.output.splitlines()[0]
+    assert "2 free cells" in head and "4 free cells" not in head
+    assert run("variants", "bakers-game").output.splitlines()[0].endswith(VARIANTS["bakers-game"].description)
+
+
 def test_variants_shows_every_field(run):
     res = run("variants", "bakers-game", "--rule", "cells=3")
     assert res.exit_code == 0, res.output
@@ -102,6 +110,14 @@ def test_deal_daily(run):
         (["deal", "easy-harp", "5", "--json", "--text"], "one of --json and --text"),
         (["variants", "klondike"], "unknown variant 'klondike'"),
         (["variants", "--rule", "passes=2"], "needs a VARIANT"),
+        (["deal", "easy-harp", "-5"], "deal number must be 1"),
+        (["solve", "easy-harp", "-5"], "deal number must be 1"),
+        (["solve", "easy-harp", "5", "--timeout", "nan"], "--timeout takes seconds >= 0"),
+        (["solve", "easy-harp", "5", "--timeout", "-1"], "--timeout takes seconds >= 0"),
+        (["sweep", "easy-harp", "1-2", "--out", "never-made", "--timeout", "inf"], "--timeout takes seconds"),
+        (["bench", "easy-harp", "1-2", "--timeout", "-1"], "--timeout takes seconds >= 0"),
+        (["stats", "results", "--hardest", "-3"], "--hardest takes a number of deals >= 0"),
+        (["compare", "results", "results", "--limit", "-1"], "--limit takes a number of deals >= 0"),
     ],
 )
 def test_bad_input_is_one_line_and_exit_2(run, args, message):
@@ -148,3 +164,14 @@ def test_cli_does_not_import_numba():
     )
     res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert res.returncode == 0, res.stderr
+
+
+def test_a_closed_pipe_ends_quietly():
+    """`harpsolve deal easy-harp 5 | head -1`: the reader is gone before we
+    write; exit as a process ended by SIGPIPE does, with nothing on stderr."""
+    script = pathlib.Path(sys.executable).with_name("harpsolve")
+    cmd = [str(script)] if script.exists() else [sys.executable, "-m", "harpsolve.cli"]
+    p = subprocess.Popen([*cmd, "deal", "easy-harp", "5"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    p.stdout.close()  # before the child has imported anything: its first write fails
+    err = p.stderr.read().decode()
+    assert p.wait(timeout=60) == 141 and err == ""

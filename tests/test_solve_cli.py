@@ -265,3 +265,13 @@ def test_subprocess_exit_codes_and_quiet_broken_pipe():
     res = subprocess.run(["bash", "-o", "pipefail", "-c", cmd], capture_output=True, text=True, timeout=120)
     assert res.stdout == "bakers-game deal 1 (EH1-N-AAAAAAB)\n"
     assert res.returncode == 0 and res.stderr == ""
+
+
+def test_a_layout_files_rules_are_used_or_the_clash_refused(run, tmp_path):
+    dealt = tmp_path / "deal-h.json"
+    dealt.write_text(_stdout(run("deal", "harp", "3", "--json", "--rule", "passes=2")))
+    res = run("solve", "harp", "--layout", dealt, "--max-nodes", "1000", "--json")
+    assert res.exit_code in (0, 11), res.output
+    assert json.loads(_stdout(res))["rules"] == {"passes": 2}  # the file's pass limit, not harp's 4
+    res = run("solve", "easy-harp", "--layout", dealt, "--max-nodes", "1000")
+    assert res.exit_code == 2 and "holds a harp layout, not easy-harp" in res.output

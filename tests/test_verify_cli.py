@@ -120,6 +120,8 @@ BAD_FILES = {
     "moves-not-a-list": (solution(moves="t1>f"), "'moves' must be a list"),
     "bad-override": (solution(rules={"colour": "red"}), "unknown rule"),
     "override-of-another-variant": (solution(rules="harp[passes=3]"), "does not describe"),
+    "score-not-a-number": (solution(score="1245"), "'score' must be a whole number"),
+    "status-unknown-word": (solution(status="won"), "'status' must be solved"),
 }
 
 
