@@ -28,7 +28,7 @@ from .state import (
     EMPTY, MAXLEN, O_OBLIG, O_CELL, O_COLS, O_DOWN, O_FOUND, O_LEN, O_RECYC, O_TALON, O_TLEN, O_TPTR,
     P_AUTO, P_BUILD_SUIT, P_CELLS, P_COMPOUND, P_DECKS, P_DRAW, P_EMPTY_ANY, P_KING_RUNS,
     P_NCOL, P_PASSES, P_PRUNE, P_RUNS, P_TAKEBACK, P_HEUR, P_AGGRESSIVE, P_DOMINANCE, P_REACH,
-    P_ALWAYS_HOME,
+    P_ALWAYS_HOME, P_CUTS, CUT_KELLER, CUT_SAFE_PLAY,
 )
 
 M_COL_FOUND = 1
@@ -161,6 +161,33 @@ def _safe(st, card, p):
     """
     if p[P_ALWAYS_HOME]:
         return True  # the streamliner of search/restarts.py: never for a proof
+    return _proved_safe(st, card, p)
+
+
+@njit(**JIT)
+def _proved_safe(st, card, p):
+    """The rule proved in ``_safe``'s docstring (with CUT_KELLER: Keller's, below).
+
+    CUT_KELLER, Keller's rule (Blake & Gent Cor. 3), alternate colours: c of
+    rank r goes up when every place of the opposite colour is >= r-2, every
+    place of the other suit of c's colour >= r-3 and -- two or more decks --
+    every place of c's own suit >= r-1 (the published two-deck form, own
+    suit's other places >= r-3, fails: the regression positions of
+    tests/test_cuts.py).  Proof, extending ``_safe``'s: junk is now the
+    opposite colour's ranks <= r-2, the other suit's <= r-3 and s's <= r-1
+    (all home, closed under building on).  The kinds S = {opposite r-1, other
+    suit r-2} may be out, but only S and junk build on them or on c.  Follow
+    L from P' keeping L's position with c, junk out, and every S card that L
+    has moved at least once and holds out, put home: when L first moves an
+    S card (from a column, a cell or the talon, alone or inside a run) put
+    it -- after the S cards above it, top first -- home instead; each one's
+    predecessor is junk, so home in the followed position, and a place is
+    free for it (the places of its suit below its rank number its copies
+    out).  Every other move is made as in ``_safe``'s proof or skipped.  Per
+    S card the new line makes one move home where L makes at least one
+    later (its own way home), and c's move home is skipped: again strictly
+    shorter than L.
+    """
     r = card % 13 + 1
     s = card // 13
     decks = p[P_DECKS]
@@ -169,15 +196,42 @@ def _safe(st, card, p):
     if p[P_BUILD_SUIT]:
         return True
     red = s == 1 or s == 2
+    # _safe's form: opposite colour >= r-1 (and with take-back the other suit >= r-2);
+    # Keller's: opposite colour >= r-2 and the other suit >= r-3.
+    plain = True
+    keller = (p[P_CUTS] & CUT_KELLER) != 0
     for t in range(4):
-        t_red = t == 1 or t == 2
-        if t_red != red:
-            if _suit_min(st, t, decks) < r - 1:
-                return False
-        elif p[P_TAKEBACK] and t != s:
-            if _suit_min(st, t, decks) < r - 2:
-                return False
-    return True
+        if t == s:
+            continue
+        m = _suit_min(st, t, decks)
+        if (t == 1 or t == 2) != red:
+            plain = plain and m >= r - 1
+            keller = keller and m >= r - 2
+        else:
+            plain = plain and (m >= r - 2 or not p[P_TAKEBACK])
+            keller = keller and m >= r - 3
+    return plain or keller
+
+
+@njit(**JIT)
+def _takeback_needed(st, f, card, p):
+    """CUT_SAFE_PLAY (Blake & Gent Cor. 2): may the top ``card`` of place f be taken back?
+
+    Not when the card would be safe on the column it comes to.  Proof: the
+    position Q1 after the take-back has ``card`` on a column top, and if it is
+    safe there (``_proved_safe`` on Q1, where f is one lower), a winning line
+    of length n from Q1 gives one of length < n from Q1 with the card home,
+    which is Q (both proofs end in a strictly shorter line).  So a shortest
+    winning line from Q never starts with this take-back, and every suffix of
+    a shortest line is shortest: a shortest winning line takes back no safe
+    card, and the search keeps one.
+    """
+    if not (p[P_CUTS] & CUT_SAFE_PLAY):
+        return True
+    st[O_FOUND + f] -= 1
+    safe = _proved_safe(st, card, p)
+    st[O_FOUND + f] += 1
+    return not safe
 
 
 # ---- the talon ---------------------------------------------------------------------
@@ -554,7 +608,7 @@ def _gen_obligation(st, p, out, scores, c):
             if h == 0 or _same_top_earlier(st, f, decks):
                 continue
             card = (f // decks) * 13 + h - 1
-            if _builds(card, tcard, suit_build):
+            if _builds(card, tcard, suit_build) and _takeback_needed(st, f, card, p):
                 count = _push_move(out, scores, count, _mk(M_FOUND_COL, f, c, 0), 600)
                 if count < 0:
                     return -1
@@ -752,6 +806,8 @@ def _gen(st, p, out, scores):
             if h == 0 or _same_top_earlier(st, f, decks):
                 continue
             card = (f // decks) * 13 + h - 1
+            if not _takeback_needed(st, f, card, p):
+                continue
             for t in range(ncol):
                 if _fits(st, p, card, t, first_empty):
                     count = _push_move(out, scores, count, _mk(M_FOUND_COL, f, t, 0), 600)

@@ -32,7 +32,7 @@ from .search import (
 )
 from .search.tt import ENTRY_BYTES, _rehash, new_payload, new_table
 from .solution import path_tokens, shorten_tokens
-from .state import O_OBLIG, P_PASSES, P_REACH, STATE_BYTES, kernel_params, pack
+from .state import ALL_CUTS, O_OBLIG, P_PASSES, P_REACH, STATE_BYTES, kernel_params, pack
 
 DEFAULT_MAX_NODES = 2_000_000
 DEFAULT_MAX_MEMORY = 1 << 30  # bytes for the transposition table
@@ -315,7 +315,7 @@ def solve(variant: str | Rules = "easy-harp", deal: int | None = None, *, layout
           overrides=None, max_nodes: int | None = DEFAULT_MAX_NODES, timeout: float | None = None,
           max_memory: int = DEFAULT_MAX_MEMORY, heuristic: str = DEFAULT_HEURISTIC, verify: bool = True,
           auto: bool = True, prune: bool = True, algorithm: str = DEFAULT_ALGORITHM,
-          weight: float | None = None, cost: str = "tokens") -> SolveResult:
+          weight: float | None = None, cost: str = "tokens", cuts: int | None = None) -> SolveResult:
     """Classify one deal (by number) or one layout.
 
     ``max_nodes``/``timeout``/``max_memory`` are the budgets (None or 0 = no
@@ -326,6 +326,8 @@ def solve(variant: str | Rules = "easy-harp", deal: int | None = None, *, layout
     ``algorithm="astar"``/``"wastar"`` (with ``weight``, default 2) look for
     a minimal solution under the ``cost`` model (tokens, moves, or score for
     the best easy-harp score): see :func:`_solve_astar`.
+    ``cuts``: the proved cuts of the depth-first searches (a bit set of
+    ``state.CUT_*``); None = all of them with ``prune``, none without.
     """
     rules = resolve_rules(variant, overrides)
     if layout is None:
@@ -340,14 +342,16 @@ def solve(variant: str | Rules = "easy-harp", deal: int | None = None, *, layout
         from .rules import RulesError
 
         raise RulesError(f"unknown heuristic {heuristic!r}; known: {', '.join(HEURISTICS)}")
-    p = kernel_params(rules, auto=auto, prune=prune, heuristic=HEURISTICS[heuristic], dominance=True)
+    if cuts is None:
+        cuts = ALL_CUTS if prune else 0
+    p = kernel_params(rules, auto=auto, prune=prune, heuristic=HEURISTICS[heuristic], dominance=True, cuts=cuts)
     root = pack(layout, rules)
     if algorithm not in ALGORITHMS:
         from .rules import RulesError
 
         raise RulesError(f"unknown algorithm {algorithm!r}; known: {', '.join(ALGORITHMS)}")
     settings = dict(max_nodes=max_nodes or 0, timeout=timeout or 0.0, max_memory=max_memory,
-                    heuristic=heuristic, auto=auto, prune=prune, algorithm=algorithm)
+                    heuristic=heuristic, auto=auto, prune=prune, algorithm=algorithm, cuts=cuts)
     result = SolveResult(rules.name, deal, rules, layout, "unknown", settings=settings)
     if algorithm in ASTAR_ALGORITHMS:
         return _solve_astar(result, root, algorithm, weight, cost, auto=auto, prune=prune, max_nodes=max_nodes,
@@ -379,8 +383,9 @@ def solve(variant: str | Rules = "easy-harp", deal: int | None = None, *, layout
         # Phases 1-2 look for a solution with extra, unproved cuts; only a
         # solution counts from them (it is replayed like any other).  The
         # climb's breadth-first table keeps exact keys: no dominance there.
-        climb = kernel_params(rules, auto=auto, prune=prune, heuristic=HEURISTICS[heuristic], aggressive=True)
-        fast = kernel_params(rules, auto=auto, prune=prune, heuristic=HEURISTICS[heuristic], aggressive=True,
+        climb = kernel_params(rules, auto=auto, prune=prune, heuristic=HEURISTICS[heuristic], aggressive=True,
+                              cuts=cuts)
+        fast = kernel_params(rules, auto=auto, prune=prune, heuristic=HEURISTICS[heuristic], aggressive=True, cuts=cuts,
                              dominance=True)
         cap = CLIMB_MAX_NODES if not total else min(CLIMB_MAX_NODES, int(total * CLIMB_SHARE))
         if cap > 0:

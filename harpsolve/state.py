@@ -92,11 +92,19 @@ P_NCOL, P_DECKS, P_DRAW, P_PASSES, P_BUILD_SUIT, P_RUNS, P_KING_RUNS, P_EMPTY_AN
 N_WEIGHTS = 10
 P_SIZE = P_W0 + N_WEIGHTS
 
+# The bits of P_CUTS: proved cuts, each with its proof beside its code and a
+# prune-on/off differential test in tests/test_cuts.py.
+CUT_KELLER = 1     # Keller's safe foundation rule, one rank bolder (movegen._safe)
+CUT_SAFE_PLAY = 2  # never take back a card that is safe (movegen._gen)
+CUT_PARTIAL = 4    # reserved: the partial-run rule (not proved here with take-back; unused)
+CUT_PURE = 8       # draw > 1, unlimited passes: the pure stock positions are one key (_stock_key)
+ALL_CUTS = CUT_KELLER | CUT_SAFE_PLAY | CUT_PURE
+
 
 def kernel_params(rules: Rules, *, compound: bool = True, auto: bool = True, prune: bool = True,
                   exact_key: bool = False, heuristic: int = 0, aggressive: bool = False,
                   dominance: bool = False, always_home: bool = False, merge_colours: bool = False,
-                  weights=None, noise: int = 0, seed: int = 0) -> np.ndarray:
+                  weights=None, noise: int = 0, seed: int = 0, cuts: int = 0) -> np.ndarray:
     """Translate a rules record (plus search switches) into the kernel's vector.
 
     ``compound``: stock moves are "play talon card i" (draws and recycles
@@ -115,6 +123,7 @@ def kernel_params(rules: Rules, *, compound: bool = True, auto: bool = True, pru
     one suit in the key) -- solution finding only, never a proof.
     ``weights`` (up to N_WEIGHTS ints), ``noise``, ``seed``: the move order of
     the "features" heuristic (search/dfs.py, ``H_FEATURES``).
+    ``cuts``: a bit set of the proved cuts (``CUT_*``, ``ALL_CUTS``).
     """
     p = np.zeros(P_SIZE, np.int64)
     p[P_NCOL] = rules.n_columns
@@ -142,6 +151,9 @@ def kernel_params(rules: Rules, *, compound: bool = True, auto: bool = True, pru
         if len(weights) > N_WEIGHTS:
             raise ValueError(f"at most {N_WEIGHTS} weights")
         p[P_W0:P_W0 + len(weights)] = weights
+    if cuts & ~ALL_CUTS:
+        raise ValueError(f"unknown cut bits {cuts & ~ALL_CUTS:#x}")
+    p[P_CUTS] = cuts
     return p
 
 
@@ -306,6 +318,31 @@ def _merge_colours(st, p):
 
 
 @njit(**JIT)
+def _stock_key(st, p):
+    """The waste size as the key sees it.
+
+    With CUT_PURE, draw d > 1 and unlimited passes, every *pure* waste size
+    (a multiple of d, or the whole talon dealt) is keyed as the whole talon,
+    as lonelybot and Solvitaire do.  Proof: from a waste size w that is a
+    multiple of d, taps deal to the end (w, w+d, ..., then the rest), and from
+    the end a recycle and taps reach every multiple of d; draws and recycles
+    change nothing else and passes are unlimited (the recycles are not in the
+    key), so all pure waste sizes reach one another by stock moves alone and
+    a position is winnable from one iff from all.  The compound moves agree:
+    from any pure w the reachable talon cards are those at indices i with
+    i + 1 a multiple of d, and the last one, and playing card i leaves waste
+    size i whatever w was (movegen._talon_route, _talon_take).  Other waste
+    sizes reach different cards and keep their own key.
+    """
+    tptr = np.int64(st[O_TPTR])
+    tlen = np.int64(st[O_TLEN])
+    if (p[P_CUTS] & CUT_PURE) and p[P_DRAW] > 1 and p[P_PASSES] == 0 and not p[P_EXACT_KEY]:
+        if tptr % p[P_DRAW] == 0:
+            return tlen
+    return tptr
+
+
+@njit(**JIT)
 def _fingerprint(st, p):
     """The 128-bit canonical fingerprint (two uint64) of state ``st``."""
     if p[P_MERGE_COLOURS]:
@@ -353,7 +390,7 @@ def _key(st, p):
     free_talon = p[P_DRAW] == 1 and p[P_PASSES] == 0
     # under stock dominance the boundary and recycles are the table's payload instead (dfs.py)
     if p[P_EXACT_KEY] or not (free_talon or p[P_DOMINANCE]):
-        thead = thead * 256 + np.int64(st[O_TPTR])
+        thead = thead * 256 + _stock_key(st, p)
     if p[P_EXACT_KEY] or (p[P_PASSES] > 0 and not p[P_DOMINANCE]):
         thead = thead * 256 + np.int64(st[O_RECYC])
     if free_talon and not p[P_EXACT_KEY]:

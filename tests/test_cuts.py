@@ -17,6 +17,9 @@ from harpsolve.layout import Layout
 from harpsolve.reference import replay
 from harpsolve.rules import get_rules
 from harpsolve.solver import solve
+from harpsolve.state import (
+    ALL_CUTS, CUT_KELLER, CUT_PURE, CUT_SAFE_PLAY, O_TLEN, O_TPTR, fingerprint, kernel_params, pack,
+)
 
 from positions import endgame
 
@@ -90,5 +93,85 @@ def test_obligations_with_takeback(variant, seed, left):
     """Symmetry cuts and the talon-chain obligation (``prune`` on, no safe moves)."""
     rules, layout = _position(variant, {"takeback": True}, seed, left)
     full, cut = verdicts(rules, layout, auto=False)
+    assert full != "unknown"
+    assert cut == full
+
+
+# ---- each proved cut alone, then all together (state.CUT_*) ------------------------------------
+ALTERNATE = ["klondike-1", "klondike-3", "endless-harp", "big-harp", "easy-harp", "harp"]
+
+
+def only(rules, layout, cuts, auto=False):
+    """(oracle status, status with just ``cuts`` -- and the safe moves if ``auto``)."""
+    full = solve(rules, layout=layout, max_nodes=NODES, auto=False, prune=False, algorithm="dfs")
+    cut = solve(rules, layout=layout, max_nodes=NODES, auto=auto, prune=False, algorithm="dfs", cuts=cuts)
+    if cut.solved:
+        rep = replay(cut.rules, cut.layout, cut.moves)
+        assert rep.ok and rep.won, rep.error
+    assert full.status != "unknown"
+    return full.status, cut.status
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(variant=st.sampled_from(ALTERNATE), seed=st.integers(0, 2**32), left=st.integers(4, 16),
+       takeback=st.booleans())
+def test_keller(variant, seed, left, takeback):
+    rules, layout = _position(variant, {"takeback": takeback}, seed, left)
+    full, cut = only(rules, layout, CUT_KELLER, auto=True)
+    assert cut == full
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(variant=st.sampled_from(ALTERNATE), seed=st.integers(0, 2**32), left=st.integers(4, 16),
+       keller=st.booleans())
+def test_never_take_back_a_safe_card(variant, seed, left, keller):
+    rules, layout = _position(variant, {"takeback": True}, seed, left)
+    full, cut = only(rules, layout, CUT_SAFE_PLAY | (CUT_KELLER if keller else 0))
+    assert cut == full
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(variant=st.sampled_from(["klondike-3", "endless-harp"]), seed=st.integers(0, 2**32),
+       left=st.integers(6, 20), takeback=st.booleans())
+def test_pure_stock_positions(variant, seed, left, takeback):
+    """Draw 3, unlimited passes: the pure waste sizes share a key (state._stock_key)."""
+    rules, layout = _position(variant, {"takeback": takeback}, seed, left, stock_share=0.9)
+    rng = random.Random(seed)
+    k = rng.randint(0, len(layout.stock))
+    layout.waste, layout.stock = layout.stock[:k], layout.stock[k:]
+    layout.validate(rules)
+    full, cut = only(rules, layout, CUT_PURE)
+    assert cut == full
+
+
+def test_pure_stock_positions_share_a_key():
+    rules = get_rules("klondike-3")
+    p = kernel_params(rules, cuts=CUT_PURE)
+    p0 = kernel_params(rules)
+    st_ = pack(endgame(rules, random.Random(1), 30, stock_share=1.0), rules)
+    tlen = int(st_[O_TLEN])
+    assert tlen >= 7
+    keys = {}
+    for w in range(tlen + 1):
+        st_[O_TPTR] = w
+        keys[w] = fingerprint(st_, p)
+    without = set()
+    for w in range(tlen + 1):
+        st_[O_TPTR] = w
+        without.add(fingerprint(st_, p0))
+    assert len(without) == tlen + 1  # without the cut every waste size is its own key
+    pure = [w for w in range(tlen + 1) if w % 3 == 0 or w == tlen]
+    assert len({keys[w] for w in pure}) == 1
+    impure = [w for w in range(tlen + 1) if w not in pure]
+    assert len({keys[w] for w in impure}) == len(impure) and keys[pure[0]] not in {keys[w] for w in impure}
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(variant=st.sampled_from(ALTERNATE + ["bakers-game"]), seed=st.integers(0, 2**32), left=st.integers(4, 18),
+       takeback=st.booleans())
+def test_all_cuts_with_every_pruning(variant, seed, left, takeback):
+    """The default search (safe moves, symmetry, obligations, ALL_CUTS) against the oracle."""
+    rules, layout = _position(variant, {"takeback": takeback}, seed, left)
+    full, cut = verdicts(rules, layout, cuts=ALL_CUTS)
     assert full != "unknown"
     assert cut == full
