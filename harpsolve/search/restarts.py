@@ -34,7 +34,7 @@ import time
 from dataclasses import dataclass
 
 from ..rules import Rules
-from ..state import kernel_params, pack
+from ..state import ALL_CUTS, kernel_params, pack
 from . import dfs
 
 BASE_NODES = 5_000        # the first round's budget per run; doubles every round
@@ -68,12 +68,12 @@ class RestartResult:
     runs: int = 0
 
 
-def run_params(rules: Rules, k: int, rnd: int, *, streamlined: bool):
-    """The kernel vector of run ``k`` of round ``rnd`` (1-based)."""
+def run_params(rules: Rules, k: int, rnd: int, *, streamlined: bool, cuts: int = ALL_CUTS):
+    """The kernel vector of run ``k`` of round ``rnd`` (1-based), with the proved ``cuts``."""
     weights, noise = WEIGHT_SETS[k]
     return kernel_params(rules, heuristic=dfs.H_FEATURES, dominance=True, weights=weights, noise=noise,
                          seed=1000 * rnd + k + (500 if streamlined else 0),
-                         always_home=streamlined, merge_colours=streamlined)
+                         always_home=streamlined, merge_colours=streamlined, cuts=cuts)
 
 
 def schedule(max_nodes: int, *, streamline: bool = True):
@@ -95,7 +95,7 @@ def schedule(max_nodes: int, *, streamline: bool = True):
 
 
 def run(rules: Rules, layout, *, max_nodes: int, deadline: float | None = None, max_memory: int = 1 << 30,
-        streamline: bool = True, verify: bool = True) -> RestartResult:
+        streamline: bool = True, verify: bool = True, cuts: int = ALL_CUTS) -> RestartResult:
     """Classify one layout with the portfolio (``deadline``: a time.perf_counter() value or None)."""
     from .. import solver as sv  # the solver's search buffers and path tools (it imports search/)
     from ..solution import path_tokens
@@ -108,7 +108,7 @@ def run(rules: Rules, layout, *, max_nodes: int, deadline: float | None = None, 
         if deadline is not None and time.perf_counter() > deadline:
             reason = "time"
             break
-        p = run_params(rules, k, level, streamlined=streamlined)
+        p = run_params(rules, k, level, streamlined=streamlined, cuts=cuts)
         code, why, ctr = sv._dfs_phase(b, root, p, cap, deadline, max_memory)
         runs += 1
         nodes += int(ctr[dfs.C_NODES])
