@@ -96,10 +96,12 @@ def test_dead_end_one_deck_card_over_a_lower_card_of_its_suit():
     """7C lies on 5C, and both red 8s lie under them: 7C can never leave (no base, 6C cannot go
     home before 5C), so 5C never comes out.  With one red 8 in the stock it is winnable."""
     rules = get_rules("klondike-1")
-    rest = "6C 8C 9C TC JC QC KC 9D TD JD QD KD 9H TH JH QH KH"
-    dead = _position(rules, "8D 8H 5C 7C", 3, rest, "4C 7D 7H KS")
+    cols = [cards("8D 8H 5C 7C"), cards("KC QC JC TC 9C 8C 6C"), cards("KD QD JD TD 9D"),
+            cards("KH QH JH TH 9H"), [], [], []]
+    dead = Layout(cols, [3, 6, 4, 4, 0, 0, 0], foundations=cards("4C 7D 7H KS")).validate(rules)
     assert relax.dead_end(rules, dead) == "5C"
-    assert solve(rules, layout=dead, algorithm="dfs").status == "unsolvable"
+    assert full_status(rules, dead).status == "unsolvable"
+    rest = "6C 8C 9C TC JC QC KC 9D TD JD QD KD 9H TH JH QH KH"
     live = _position(rules, "8D 5C 7C", 2, rest + " 8H", "4C 7D 7H KS")
     assert relax.dead_end(rules, live) is None
     assert solve(rules, layout=live).status == "solved"
