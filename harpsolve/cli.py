@@ -573,9 +573,12 @@ def _results_friendly(fn):
 
 @main.command("sweep")
 @click.argument("variant")
-@click.argument("deal_range", metavar="[RANGE]", required=False, default="1-999999")
+@click.argument("deal_range", metavar="[RANGE]", required=False, default=None)
 @click.option("--out", "-o", required=True, type=click.Path(),
               help="Folder for the result files; rerun the same command to resume.")
+@click.option("--layouts", metavar="DIR|GLOB", default=None,
+              help="Solve layout files instead of numbered deals: every file in DIR (and below) or matching "
+                   "GLOB (quote it), one row each keyed by file name and content hash.")
 @_deal_rule_option
 @click.option("--max-nodes", type=int, default=None,
               help="Node budget per deal (0 = no limit) [default: the solver's].")
@@ -593,7 +596,7 @@ def _results_friendly(fn):
 @click.option("--chunk-size", type=int, default=None, help="Deals per task [default: sized to take ~10 s].")
 @click.option("--no-progress", is_flag=True, help="No progress bar.")
 @_results_friendly
-def sweep_cmd(variant, deal_range, out, rule_overrides, max_nodes, timeout, max_memory, heuristic, algorithm,
+def sweep_cmd(variant, deal_range, out, layouts, rule_overrides, max_nodes, timeout, max_memory, heuristic, algorithm,
               weight, workers, engine, scheduler, chunk_size, no_progress):
     """Solve every deal of RANGE (default 1-999999) into Parquet files in --out.
 
@@ -601,26 +604,30 @@ def sweep_cmd(variant, deal_range, out, rule_overrides, max_nodes, timeout, max_
       harpsolve sweep easy-harp 1-2000 --out sweep-out
       harpsolve sweep klondike-3 5,17,100-200 --out k3 --max-nodes 500000 --workers 8
       harpsolve sweep easy-harp --out eh --scheduler tcp://10.0.0.1:8786
+      harpsolve sweep klondike-3 --layouts my-deals/ --out mine
 
     Interrupt it at any time (Ctrl-C, kill, a crash); the same command
     resumes without losing or repeating finished deals.
     """
-    from .sweep import format_range, parse_range, parse_size, sweep
+    from .sweep import DEFAULT_RANGE, format_range, parse_range, parse_size, sweep
 
     check_number("--timeout", timeout, what="seconds", note=" (0 = no limit)")
-    deals = parse_range(deal_range)
+    if layouts is not None and deal_range is not None:
+        fail("give a deal RANGE or --layouts, not both")
+    deals = parse_range(deal_range or DEFAULT_RANGE) if layouts is None else None
     budgets = dict(max_nodes=max_nodes, timeout=timeout, heuristic=heuristic, algorithm=algorithm, weight=weight,
                    max_memory=parse_size(max_memory) if max_memory is not None else None)
     try:
         s = sweep(variant, deals, out, rule_overrides, budgets, workers=workers, engine=engine,
-                  scheduler=scheduler, progress=not no_progress, chunk_size=chunk_size)
+                  scheduler=scheduler, progress=not no_progress, chunk_size=chunk_size, layouts=layouts)
     except KeyboardInterrupt:
         click.echo(f"harpsolve: interrupted; finished deals are saved in {out}; "
                    "run the same command again to resume", err=True)
         sys.exit(130)
     c = s.counts
     rate = f"{s.rate:.1f} deals/s" if s.new else "nothing left to do"
-    click.echo(f"{s.rules} deals {format_range(deals)} -> {s.out}: {s.deals:,} deals ({s.new:,} new, "
+    what = f"deals {format_range(deals)}" if layouts is None else f"layouts {layouts}"
+    click.echo(f"{s.rules} {what} -> {s.out}: {s.deals:,} {'deals' if layouts is None else 'layouts'} ({s.new:,} new, "
                f"{s.skipped:,} already done); solved {c['solved']:,}, unsolvable {c['unsolvable']:,}, "
                f"unknown {c['unknown']:,}, error {c['error']:,}; {rate}")
 

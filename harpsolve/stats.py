@@ -101,6 +101,15 @@ def _budget_text(row) -> str:
     return ", ".join(parts)
 
 
+def items(df):
+    """What each row answers, for display and matching: the deal number, or for a row of a
+    ``sweep --layouts`` run ``FILE#HASH`` (the layout file and its content hash)."""
+    if "layout_file" not in df.columns:
+        return df["deal"].astype(int).tolist()
+    return [int(d) if d == d and d is not None else f"{f}#{h}"
+            for d, f, h in zip(df["deal"], df["layout_file"], df["layout_hash"])]
+
+
 def summarize(results, by: str = "rules", hardest: int = HARDEST) -> list[dict]:
     """One statistics record per rules set (``by="rules"``) or variant."""
     if by not in ("rules", "variant"):
@@ -118,18 +127,21 @@ def summarize(results, by: str = "rules", hardest: int = HARDEST) -> list[dict]:
         ok = g[g["status"] != "error"]
         decided = g[g["status"].isin(("solved", "unsolvable"))]
         top = decided.sort_values(["nodes", "deal"], ascending=[False, True]).head(hardest)
+        numbered = g["deal"].dropna()
         machines = sorted({f"{r.get('cpu', '?')} ({r.get('workers', '?')} workers)" for r in runs})
         groups.append(dict(
             group=name, variant=",".join(sorted(g["variant"].unique())),
             rules=",".join(sorted(g["rules"].unique())), fingerprint=",".join(fps),
             deals=n, solved=s, unsolvable=u, unknown=k, error=e,
-            first_deal=int(g["deal"].min()), last_deal=int(g["deal"].max()),
+            first_deal=int(numbered.min()) if len(numbered) else None,
+            last_deal=int(numbered.max()) if len(numbered) else None, layouts=n - len(numbered),
             rate=s / (s + u) if s + u else None, ci=wilson(s, s + u),
             lower=s / n, lower_ci=wilson(s, n),
             upper=(s + k + e) / n, upper_ci=wilson(s + k + e, n), undecided=(k + e) / n,
             seconds=_quantiles(ok["seconds"]), nodes=_quantiles(ok["nodes"], integer=True),
             solution_length=_quantiles(g.loc[g["status"] == "solved", "solution_length"], integer=True),
-            hardest=[dict(deal=int(r.deal), nodes=int(r.nodes), status=r.status) for r in top.itertuples()],
+            hardest=[dict(deal=i, nodes=int(nodes), status=st)
+                     for i, nodes, st in zip(items(top), top["nodes"], top["status"])],
             budgets=sorted({_budget_text(r) for _, r in g.drop_duplicates([c for c in ("max_nodes", "timeout", "heuristic", "algorithm", "weight") if c in g.columns]).iterrows()}),
             cpu_seconds=float(g["seconds"].sum()),
             wall_seconds=sum(_duration(r) for r in runs),
@@ -216,7 +228,7 @@ def to_table(groups) -> str:
     for g in groups:
         lines += [
             "",
-            f"{g['group']} (fingerprint {g['fingerprint']}; deals {g['first_deal']}..{g['last_deal']}; "
+            f"{g['group']} (fingerprint {g['fingerprint']}; {_deal_span(g, '..')}; "
             f"budget {'; '.join(g['budgets'])})",
             f"  rate      {headline(g)}",
             f"  seconds   {_quant_line(g['seconds'])}",
@@ -234,7 +246,7 @@ def to_table(groups) -> str:
 
 def _flat(g: dict) -> dict:
     d = {k: g[k] for k in ("group", "variant", "rules", "fingerprint", "deals", "solved", "unsolvable",
-                           "unknown", "error", "first_deal", "last_deal")}
+                           "unknown", "error", "first_deal", "last_deal", "layouts")}
     d.update(bounds_low=g["lower_ci"][0], bounds_high=g["upper_ci"][1], undecided=g["undecided"],
              rate=g["rate"], ci_low=g["ci"][0], ci_high=g["ci"][1], lower=g["lower"],
              lower_ci_low=g["lower_ci"][0], lower_ci_high=g["lower_ci"][1], upper=g["upper"],
@@ -273,10 +285,17 @@ def to_json(groups) -> str:
     return json.dumps(clean(groups), indent=2)
 
 
-def _deal_span(g) -> str:
-    span = f"{g['first_deal']:,}–{g['last_deal']:,}"
-    whole = g["deals"] == g["last_deal"] - g["first_deal"] + 1
-    return span if whole else f"{g['deals']:,} in {span}"
+def _deal_span(g, dash="–") -> str:
+    files = f"{g['layouts']:,} layout files" if g["layouts"] else ""
+    if g["first_deal"] is None:
+        return files
+    numbered = g["deals"] - g["layouts"]
+    span = f"{g['first_deal']:,}{dash}{g['last_deal']:,}"
+    whole = numbered == g["last_deal"] - g["first_deal"] + 1
+    span = span if whole else f"{numbered:,} in {span}"
+    if dash == "..":
+        span = f"deals {span}"
+    return f"{span}, {files}" if files else span
 
 
 def to_markdown(groups) -> str:
@@ -470,6 +489,8 @@ def compare(a, b) -> Comparison:
     db, ib = _side(b, "B")
     same = da["rules_fingerprint"].iloc[0] == db["rules_fingerprint"].iloc[0]
     cols = ["deal", "status", "nodes", "solution_length"]
+    # the deal number, or FILE#HASH for layout files (see items)
+    da, db = da.assign(deal=items(da)), db.assign(deal=items(db))
     m = da[cols].merge(db[cols], on="deal", suffixes=("_a", "_b"))
     order = [s for s in ("solved", "unsolvable", "unknown", "error")]
     table = pd.crosstab(pd.Categorical(m["status_a"], order), pd.Categorical(m["status_b"], order),

@@ -223,7 +223,9 @@ class Budgets:
 
 BUDGET_COLUMNS = ("max_nodes", "timeout", "max_memory", "heuristic", "algorithm", "weight")
 # columns added after schema version 1 was first written, with the value that older files mean
-LATER_COLUMNS = {"algorithm": "climb", "weight": 0.0}
+LATER_COLUMNS = {"algorithm": "climb", "weight": 0.0, "layout_file": None, "layout_hash": None}
+# the columns that name what a row solved: a deal number, or a layout file and its content hash
+KEY_COLUMNS = ("deal", "layout_file", "layout_hash")
 
 
 def _schema():
@@ -237,6 +239,7 @@ def _schema():
         ("timeout", pa.float64()), ("max_memory", pa.int64()), ("heuristic", pa.string()),
         ("harpsolve_version", pa.string()), ("reason", pa.string()),
         ("algorithm", pa.string()), ("weight", pa.float64()),
+        ("layout_file", pa.string()), ("layout_hash", pa.string()),
     ])
 
 
@@ -245,16 +248,97 @@ COLUMNS = ("schema_version", "variant", "deal", "rules", "rules_fingerprint", "s
            "max_memory", "heuristic", "harpsolve_version", "reason")
 
 
-def make_row(rules: Rules, deal: int, budgets: Budgets, status: str, *, solution_length=None,
+def make_row(rules: Rules, deal, budgets: Budgets, status: str, *, solution_length=None,
              score=None, nodes=0, states=0, seconds=0.0, reason="") -> dict:
+    """A result row for ``deal``: a deal number, or a :class:`LayoutJob` (then ``deal`` is null and
+    ``layout_file``/``layout_hash`` name the position)."""
+    job = deal if isinstance(deal, LayoutJob) else None
     return dict(
-        schema_version=SCHEMA_VERSION, variant=rules.name, deal=int(deal), rules=rules.label,
+        schema_version=SCHEMA_VERSION, variant=rules.name, deal=None if job else int(deal), rules=rules.label,
         rules_fingerprint=rules.fingerprint(), status=status, solution_length=solution_length,
         score=score, nodes=int(nodes), states=int(states), seconds=float(seconds),
         max_nodes=int(budgets.max_nodes), timeout=float(budgets.timeout),
         max_memory=int(budgets.max_memory), heuristic=budgets.heuristic,
         harpsolve_version=__version__, reason=reason, algorithm=budgets.algorithm, weight=float(budgets.weight),
+        layout_file=job.name if job else None, layout_hash=job.hash if job else None,
     )
+
+
+# ---- layout files as jobs -----------------------------------------------------------
+@dataclass(frozen=True, eq=False)
+class LayoutJob:
+    """One layout file to solve: its ``name`` (path relative to the folder or glob it was found
+    by) and ``hash``, the first 16 hex digits of the SHA-256 of the layout's canonical JSON
+    (``Layout.to_json(sort_keys=True)``), so JSON and text files of one position hash alike and
+    an edited file is solved again on resume."""
+
+    name: str
+    hash: str
+    layout: object  # harpsolve.layout.Layout
+
+    @property
+    def key(self):
+        return (self.name, self.hash)
+
+
+def layout_hash(layout) -> str:
+    import hashlib
+
+    return hashlib.sha256(layout.to_json(sort_keys=True).encode()).hexdigest()[:16]
+
+
+def _glob_base(pattern: str) -> str:
+    """The folder part of ``pattern`` before its first wildcard (names are relative to it)."""
+    parts = []
+    for part in os.path.normpath(pattern).split(os.sep):
+        if any(ch in part for ch in "*?["):
+            break
+        parts.append(part)
+    base = os.sep.join(parts) or "."
+    return base if os.path.isdir(base) else os.path.dirname(base) or "."
+
+
+def layout_jobs(spec, rules: Rules) -> list[LayoutJob]:
+    """The layout files named by ``spec`` (a folder: every visible file in it and its
+    subfolders; else a glob such as ``games/*.json``), read and validated under ``rules``,
+    sorted by name.  A file that is not a valid layout stops the sweep with its name."""
+    import glob
+
+    from .cards import CardError
+    from .layout import LayoutError, load_layout
+
+    spec = os.fspath(spec)
+    if os.path.isdir(spec):
+        base, paths = spec, []
+        for root, dirs, files in os.walk(spec):
+            dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+            paths += [os.path.join(root, f) for f in sorted(files) if not f.startswith(".")]
+    else:
+        base = _glob_base(spec)
+        paths = [p for p in glob.glob(spec, recursive=True) if os.path.isfile(p)]
+    if not paths:
+        raise SweepError(f"--layouts {spec}: no layout files there")
+    jobs = []
+    for path in sorted(paths):
+        name = os.path.relpath(path, base)
+        try:
+            layout = load_layout(path, rules)
+        except UnicodeDecodeError:
+            raise SweepError(f"{path}: not a text file (expected a JSON or text layout)") from None
+        except (LayoutError, CardError) as e:
+            raise SweepError(f"{path}: {e}") from None
+        jobs.append(LayoutJob(name, layout_hash(layout), layout))
+    return jobs
+
+
+def job_key(job):
+    """What identifies a job's row: the deal number, or (layout file, content hash)."""
+    return job.key if isinstance(job, LayoutJob) else job
+
+
+def row_key(row: dict):
+    """:func:`job_key` of the job a row answers."""
+    return row["deal"] if row.get("deal") is not None else (row["layout_file"], row["layout_hash"])
 
 
 _SOLVE_LOCK = threading.Lock()  # the solver's search buffers are per process, not per thread
@@ -266,9 +350,10 @@ def solve_row(rules: Rules, deal: int, budgets: Budgets) -> dict:
     from .solver import solve
 
     t0 = time.perf_counter()
+    number, layout = (None, deal.layout) if isinstance(deal, LayoutJob) else (deal, None)
     try:
         with _SOLVE_LOCK:
-            r = solve(rules, deal, max_nodes=budgets.max_nodes or None, timeout=budgets.timeout or None,
+            r = solve(rules, number, layout=layout, max_nodes=budgets.max_nodes or None, timeout=budgets.timeout or None,
                       max_memory=budgets.max_memory, heuristic=budgets.heuristic, **_algorithm_kwargs(budgets))
     except Exception as e:  # noqa: BLE001 - keep the sweep going, keep the evidence
         return make_row(rules, deal, budgets, "error", seconds=time.perf_counter() - t0,
@@ -545,30 +630,47 @@ def load_results(paths, columns=None) -> Results:
     df = table.to_pandas()
     for col, value in LATER_COLUMNS.items():
         if columns is None or col in columns:
-            df[col] = df[col].fillna(value) if col in df.columns else value
+            if col not in df.columns:
+                df[col] = value
+            elif value is not None:
+                df[col] = df[col].fillna(value)
     return Results(df, merge_runs(*runs), files)
 
 
 _RANK = {"solved": 3, "unsolvable": 3, "unknown": 2, "error": 1}
 
 
+def key_columns(df) -> list:
+    """The columns that identify a row's deal or layout in ``df``, after the fingerprint."""
+    return ["rules_fingerprint"] + [c for c in KEY_COLUMNS if c in df.columns]
+
+
+def frame_keys(df) -> list:
+    """:func:`row_key` of every row of ``df`` (deal numbers as ints)."""
+    if "layout_file" not in df.columns:
+        return [int(d) for d in df["deal"]]
+    return [int(d) if d is not None and d == d else (f, h)
+            for d, f, h in zip(df["deal"], df["layout_file"], df["layout_hash"])]
+
+
 def best_rows(df):
-    """One row per (rules_fingerprint, deal): a decided row (solved/unsolvable)
+    """One row per (rules_fingerprint, deal or layout): a decided row (solved/unsolvable)
     before ``unknown`` before ``error``; among ``unknown`` rows the biggest
     budget (nodes, then time); among equals the last written."""
     if df.empty:
         return df
     big = float("inf")
+    keys = key_columns(df)
     d = df.assign(_rank=df["status"].map(_RANK).fillna(0), _order=range(len(df)))
-    sort = ["rules_fingerprint", "deal", "_rank"]
+    sort = keys + ["_rank"]
     for col in ("max_nodes", "timeout"):
         if col in d.columns:  # 0 means no limit: the biggest budget of all
             d[f"_{col}"] = d[col].astype(float).where(d[col] > 0, big)
             sort.append(f"_{col}")
     d = d.sort_values(sort + ["_order"], kind="stable")
-    d = d.drop_duplicates(["rules_fingerprint", "deal"], keep="last")
+    d = d.drop_duplicates(keys, keep="last")
     d = d.drop(columns=[c for c in d.columns if c.startswith("_")])
-    return d.sort_values(["rules_fingerprint", "deal"]).reset_index(drop=True)
+    return d.sort_values(keys).reset_index(drop=True)
 
 
 def _covers(limits, limit):
@@ -579,8 +681,11 @@ def _covers(limits, limit):
 def conflicts(df):
     """(fingerprint, deal) pairs that have both a ``solved`` and an ``unsolvable`` row: a bug."""
     decided = df[df["status"].isin(("solved", "unsolvable"))]
-    n = decided.groupby(["rules_fingerprint", "deal"])["status"].nunique()
-    return sorted(n[n > 1].index.tolist())
+    keys = key_columns(df)
+    n = decided.groupby(keys, dropna=False)["status"].nunique()
+    bad = n[n > 1].reset_index()
+    return sorted(zip(bad["rules_fingerprint"], frame_keys(bad)),
+                  key=lambda fk: (fk[0], isinstance(fk[1], tuple), fk[1] if isinstance(fk[1], int) else 0, str(fk[1])))
 
 
 # ---- the output folder --------------------------------------------------------------
@@ -612,8 +717,8 @@ class ResultStore:
         live, replaced = folder_files(self.out)
         for p in replaced:  # a merge finished but its deletions did not
             os.unlink(p)
-        cols = ["deal", "status", "rules_fingerprint", "rules", *BUDGET_COLUMNS]
-        self.prior = {}  # deal -> best status among finished rows
+        cols = [*KEY_COLUMNS, "status", "rules_fingerprint", "rules", *BUDGET_COLUMNS]
+        self.prior = {}  # job_key (deal, or layout file and hash) -> best status among finished rows
         self.files = live
         if not live:
             return
@@ -631,7 +736,7 @@ class ResultStore:
                 & (df["max_memory"] >= b.max_memory))
         finished = df[df["status"].isin(("solved", "unsolvable")) | ((df["status"] == "unknown") & same)]
         best = best_rows(finished)
-        self.prior = dict(zip(best["deal"].tolist(), best["status"].tolist()))
+        self.prior = dict(zip(frame_keys(best), best["status"].tolist()))
         self.small = [p for p in live if _rows_in(p) < MAX_CHUNK * 10]
 
     def add(self, row: dict) -> None:
@@ -713,7 +818,7 @@ def _lock(folder: str):
 
 # ---- progress -----------------------------------------------------------------------
 class Progress:
-    """tqdm bar on stderr: deals/s, ETA and the running solvable rate of the whole range."""
+    """tqdm bar on stderr: deals/s, ETA and the running win rate of the whole range."""
 
     def __init__(self, total: int, prior: dict, enabled: bool, label: str):
         self.counts = Counter(prior.values())
@@ -734,11 +839,21 @@ class Progress:
             self.bar.update(1)
 
     def _postfix(self):
+        self.bar.set_postfix_str(self.rate_text(), refresh=False)
+
+    def rate_text(self) -> str:
+        """The running rate as stats renders it: the bounds (every undecided deal lost .. won)
+        first, the decided-only rate labelled, and the undecided counts."""
         s, u = self.counts["solved"], self.counts["unsolvable"]
-        rate = f"{100 * s / (s + u):.1f}%" if s + u else "-"
-        extra = f" unknown {self.counts['unknown']}" if self.counts["unknown"] else ""
-        extra += f" error {self.counts['error']}" if self.counts["error"] else ""
-        self.bar.set_postfix_str(f"solvable {rate}{extra}", refresh=False)
+        k, e = self.counts["unknown"], self.counts["error"]
+        n = s + u + k + e
+        if not n:
+            return "win -"
+        if not k + e:
+            return f"win {100 * s / n:.1f}%"
+        out = f"win {100 * s / n:.1f}-{100 * (s + k + e) / n:.1f}%"
+        out += f" (decided-only {100 * s / (s + u):.1f}%)" if s + u else ""
+        return out + (f" unknown {k}" if k else "") + (f" error {e}" if e else "")
 
     def close(self):
         if self.bar is not None:
@@ -805,7 +920,7 @@ def _worker_main(conn, rules: Rules, budgets: Budgets) -> None:
             if chunk is None:
                 return
             for deal in chunk:
-                if deal in crash:
+                if isinstance(deal, int) and deal in crash:
                     marker = f"{crash_once}.{deal}" if crash_once else None
                     if marker is None or not os.path.exists(marker):
                         if marker:
@@ -875,7 +990,7 @@ def _run_local(store, todo, rules, budgets, workers, chunk_size, progress) -> No
         if kind == "ready":
             w.ready = True
         elif kind == "row":
-            w.got.add(payload["deal"])
+            w.got.add(row_key(payload))
             store.add(payload)
             progress.update(payload["status"])
         elif kind == "done":
@@ -914,13 +1029,14 @@ def _run_local(store, todo, rules, budgets, workers, chunk_size, progress) -> No
                     pool.remove(w)
                     w.conn.close()
                     if w.chunk is not None:
-                        left = [d for d in w.chunk if d not in w.got]
+                        left = [d for d in w.chunk if job_key(d) not in w.got]
                         if left:
                             culprit = left[0]
                             attempts[culprit] += 1
                             if attempts[culprit] >= 2:
                                 row = make_row(rules, culprit, budgets, "error",
-                                               reason=f"worker process {why} twice while solving this deal")
+                                               reason=f"worker process {why} twice while solving this "
+                                                      + ("layout" if isinstance(culprit, LayoutJob) else "deal"))
                                 store.add(row)
                                 progress.update("error")
                             else:
@@ -1025,8 +1141,11 @@ class SweepSummary:
 
 
 def sweep(variant, deals=DEFAULT_RANGE, out="sweep-out", overrides=None, budgets=None, workers=None,
-          engine="local", scheduler=None, progress=True, chunk_size=None, command=None) -> SweepSummary:
-    """Solve every deal of ``deals`` (a range text or numbers) into the folder ``out``.
+          engine="local", scheduler=None, progress=True, chunk_size=None, command=None,
+          layouts=None) -> SweepSummary:
+    """Solve every deal of ``deals`` (a range text or numbers) into the folder ``out``;
+    or, with ``layouts`` (a folder or a glob, see :func:`layout_jobs`), every layout file
+    there, one row each keyed by file name and content hash instead of a deal number.
 
     Resumes where an earlier run into ``out`` stopped.  ``budgets`` is a
     :class:`Budgets` or a dict of its fields.  ``engine`` is ``local``
@@ -1035,9 +1154,12 @@ def sweep(variant, deals=DEFAULT_RANGE, out="sweep-out", overrides=None, budgets
     """
     rules = variant if isinstance(variant, Rules) else get_rules(variant)
     rules = with_overrides(rules, overrides)
-    numbers = parse_range(deals) if isinstance(deals, str) else sorted(set(int(d) for d in deals))
-    if not numbers or numbers[0] < 1 or numbers[-1] > MAX_DEAL:
-        raise SweepError(f"deals are numbered 1 to {MAX_DEAL}")
+    if layouts is not None:
+        numbers = layout_jobs(layouts, rules)
+    else:
+        numbers = parse_range(deals) if isinstance(deals, str) else sorted(set(int(d) for d in deals))
+        if not numbers or numbers[0] < 1 or numbers[-1] > MAX_DEAL:
+            raise SweepError(f"deals are numbered 1 to {MAX_DEAL}")
     budgets = Budgets.make(budgets)
     if engine not in ("local", "dask"):
         raise SweepError(f"unknown engine {engine!r}; use local or dask")
@@ -1055,8 +1177,8 @@ def sweep(variant, deals=DEFAULT_RANGE, out="sweep-out", overrides=None, budgets
     bar = None
     old_term = None
     try:
-        prior = {d: store.prior[d] for d in numbers if d in store.prior}
-        todo = [d for d in numbers if d not in prior]
+        prior = {job_key(d): store.prior[job_key(d)] for d in numbers if job_key(d) in store.prior}
+        todo = [d for d in numbers if job_key(d) not in prior]
         bar = Progress(len(numbers), prior, progress and bool(todo), rules.label)
         if threading.current_thread() is threading.main_thread():
             old_term = signal.signal(signal.SIGTERM, _raise_interrupt)

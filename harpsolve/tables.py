@@ -201,7 +201,9 @@ def _read(table: Table, fingerprint: str, numeric=(), extra=(), deals=None, stat
                 pos += n
                 continue
             keep = fp_code == fps.index(fingerprint)
-            deal = _np(batch.column("deal"))
+            col = batch.column("deal")
+            # rows of a `sweep --layouts` run have no deal number: never a match here (0)
+            deal = _np(col) if not col.null_count else np.array([d or 0 for d in col.to_pylist()], np.int32)
             if deals is not None:
                 keep &= np.isin(deal, deals)
             svals, scode = _codes(batch.column("status"))

@@ -278,3 +278,13 @@ def test_every_plot_has_a_title_with_n_and_unknown_times_drawn_apart(tmp_path):
         assert any(t.startswith("decided-only 75.00 %") and "n=80" in t for t in texts)
     finally:
         plt.close("all")
+
+
+def test_progress_shows_the_bounds_before_the_decided_only_rate():
+    p = sw.Progress(10, {}, False, "x")
+    assert p.rate_text() == "win -"
+    for status in ["solved"] * 3 + ["unsolvable"]:
+        p.update(status)
+    assert p.rate_text() == "win 75.0%"
+    p.update("unknown")
+    assert p.rate_text() == "win 60.0-80.0% (decided-only 75.0%) unknown 1"
