@@ -103,17 +103,17 @@ def _feature_key(st, m, p):
     pseudo-random 0..P_NOISE drawn from ``P_SEED``, the move and the child's
     counts, so a seed always gives the same order.
     """
-    f = np.zeros(10, np.int64)
+    hidden = on_hidden = blockers = pairs = empty = kings = home = 0
     once = np.int64(0)
     for c in range(p[P_NCOL]):
         n = np.int64(st[O_LEN + c])
         down = np.int64(st[O_DOWN + c])
         if n == 0:
-            f[F_EMPTY] += 1
+            empty += 1
             continue
-        f[F_HIDDEN] += down
+        hidden += down
         if down > 0:
-            f[F_ON_HIDDEN] += n - down
+            on_hidden += n - down
         base = O_COLS + MAXLEN * c
         mins = np.int64(0xFFFF)  # lowest rank seen lower in the column, 4 bits per suit
         for j in range(n):
@@ -121,30 +121,30 @@ def _feature_key(st, m, p):
             r = card % 13
             s4 = (card // 13) * 4
             if ((mins >> s4) & 15) < r:
-                f[F_BLOCKERS] += 1
+                blockers += 1
             else:
                 mins = (mins & ~(np.int64(15) << s4)) | (r << s4)
             if r == 12 and j > 0:
-                f[F_KINGS_ON_CARDS] += 1
+                kings += 1
             if j < down:
                 bit = np.int64(1) << card
                 if once & bit:
-                    f[F_BURIED_PAIRS] += 1
+                    pairs += 1
                 else:
                     once |= bit
     for k in range(4 * p[P_DECKS]):
-        f[F_HOME] += np.int64(st[O_FOUND + k])
-    f[F_TALON] = np.int64(st[O_TLEN])
+        home += np.int64(st[O_FOUND + k])
+    talon = np.int64(st[O_TLEN])
+    w = P_W0
+    key = (p[w + F_HIDDEN] * hidden + p[w + F_ON_HIDDEN] * on_hidden + p[w + F_BLOCKERS] * blockers
+           + p[w + F_BURIED_PAIRS] * pairs + p[w + F_EMPTY] * empty + p[w + F_KINGS_ON_CARDS] * kings
+           + p[w + F_HOME] * home + p[w + F_TALON] * talon)
     if p[P_PASSES] > 0:
-        f[F_RECYCLES] = np.int64(st[O_RECYC])
-        f[F_WASTE] = np.int64(st[O_TPTR])
-    key = np.int64(0)
-    for k in range(10):
-        key += p[P_W0 + k] * f[k]
+        key += p[w + F_RECYCLES] * np.int64(st[O_RECYC]) + p[w + F_WASTE] * np.int64(st[O_TPTR])
     if p[P_NOISE] > 0:
         z = np.uint64(p[P_SEED]) * np.uint64(0x9E3779B97F4A7C15)
         z = _mix_a(z ^ np.uint64(m))
-        z = _mix_a(z ^ np.uint64(f[F_HIDDEN] * 65536 + f[F_HOME] * 256 + f[F_TALON]))
+        z = _mix_a(z ^ np.uint64(hidden * 65536 + home * 256 + talon))
         key += np.int64(z % np.uint64(p[P_NOISE] + 1))
     return key
 
