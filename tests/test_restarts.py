@@ -23,9 +23,7 @@ FOUR = "1,2,3,4"  # columns of the small two-deck positions
 
 def root_moves(rules, layout, p):
     """The root's moves in the order the search tries them (after the root's safe moves)."""
-    from harpsolve.solver import _buffers
-
-    b = _buffers()
+    b = restarts._Buffers()
     b.fresh_table()
     ctr = np.zeros(dfs.C_SIZE, np.int64)
     b.stack[0] = pack(layout, rules)

@@ -33,9 +33,13 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
+import numpy as np
+
+from .. import movegen as mg
 from ..rules import Rules
-from ..state import ALL_CUTS, kernel_params, pack
+from ..state import ALL_CUTS, STATE_BYTES, kernel_params, pack
 from . import dfs
+from .tt import ENTRY_BYTES, _rehash, new_payload, new_table
 
 BASE_NODES = 5_000        # the first round's budget per run; doubles every round
 STREAMLINE_ROUNDS = 1     # rounds with the streamliners, before the complete rounds
@@ -54,6 +58,13 @@ WEIGHT_SETS: tuple[tuple[tuple[int, ...], int], ...] = (
     ((10, 2, 2, 2, -5, 2, -3, 1, 32, 1), 8),    # a bit of everything, noisy
     ((4, 0, 0, 0, 0, 0, -1, 0, 16, 0), 24),     # mostly random
 )
+
+
+MAX_DEPTH = 32768       # deepest search path (past it: never "unsolvable")
+MOVE_STACK = 1 << 22    # move lists of all the nodes on the path, stacked
+NODE_SLICE = 100_000    # nodes per kernel call: the clock is read between calls
+INITIAL_TABLE = 1 << 14  # most runs are small: a table this size fills and clears fast
+DFS_ENTRY_BYTES = ENTRY_BYTES + 8  # the key, and the payload of stock dominance (dfs.py)
 
 
 @dataclass
@@ -94,13 +105,76 @@ def schedule(max_nodes: int, *, streamline: bool = True):
             used += cap
 
 
+class _Buffers:
+    """One depth-first search's stack and table, reused by every run of the process."""
+
+    def __init__(self):
+        self.stack = np.zeros((MAX_DEPTH + 1, STATE_BYTES), np.uint8)
+        self.moves = np.zeros(MOVE_STACK, np.int64)
+        self.mstart = np.zeros(MAX_DEPTH, np.int64)
+        self.nmoves = np.zeros(MAX_DEPTH, np.int32)
+        self.nxt = np.zeros(MAX_DEPTH, np.int32)
+        self.scores = np.zeros(mg.MAX_MOVES, np.int32)
+        self.autobuf = np.zeros(256, np.int64)
+        self.t1 = self.t2 = self.tv = None
+
+    def fresh_table(self):
+        if self.t1 is not None and self.t1.shape[0] == INITIAL_TABLE:
+            self.t1.fill(0)
+            self.t2.fill(0)
+        else:
+            self.t1, self.t2 = new_table(INITIAL_TABLE)
+            self.tv = new_payload(INITIAL_TABLE)
+
+
+_BUF: _Buffers | None = None
+
+
+def _one_run(b: _Buffers, root, p, cap: int, deadline, max_memory: int):
+    """One depth-first search from ``root`` under ``p`` with a fresh table, at most ``cap`` nodes.
+
+    Returns (kernel code or None, why it stopped, counters)."""
+    b.fresh_table()
+    ctr = np.zeros(dfs.C_SIZE, np.int64)
+    b.stack[0] = root
+    na = dfs._root(b.stack, b.moves, b.mstart, b.nmoves, b.nxt, b.scores, b.autobuf, b.t1, b.t2, b.tv, ctr, p)
+    if mg._won(b.stack[0], p):
+        ctr[dfs.C_DEPTH] = 0
+        return dfs.R_SOLVED, "", ctr
+    if na < 0:
+        ctr[dfs.C_INCOMPLETE] = 1
+        return dfs.R_EXHAUSTED, "depth", ctr
+    while True:
+        n = min(NODE_SLICE, cap - int(ctr[dfs.C_NODES]))
+        if n <= 0:
+            return None, "nodes", ctr
+        code = dfs._dfs(b.stack, b.moves, b.mstart, b.nmoves, b.nxt, b.scores, b.autobuf,
+                        b.t1, b.t2, b.tv, ctr, p, n)
+        if code == dfs.R_GROW:
+            size = b.t1.shape[0] * 2
+            if size * DFS_ENTRY_BYTES > max_memory:
+                return None, "memory", ctr
+            n1, n2 = new_table(size)
+            nv = new_payload(size)
+            _rehash(b.t1, b.t2, b.tv, n1, n2, nv)
+            b.t1, b.t2, b.tv = n1, n2, nv
+            continue
+        if code != dfs.R_PAUSED:
+            return code, "", ctr
+        if deadline is not None and time.perf_counter() > deadline:
+            return None, "time", ctr
+
+
 def run(rules: Rules, layout, *, max_nodes: int, deadline: float | None = None, max_memory: int = 1 << 30,
         streamline: bool = True, verify: bool = True, cuts: int = ALL_CUTS) -> RestartResult:
     """Classify one layout with the portfolio (``deadline``: a time.perf_counter() value or None)."""
-    from .. import solver as sv  # the solver's search buffers and path tools (it imports search/)
+    from ..solver import shortcut, shorten  # (solver imports search/: not at the top)
     from ..solution import path_tokens
 
-    b = sv._buffers()
+    global _BUF
+    if _BUF is None:
+        _BUF = _Buffers()
+    b = _BUF
     root = pack(layout, rules)
     nodes = states = runs = 0
     reason = "nodes"
@@ -109,14 +183,14 @@ def run(rules: Rules, layout, *, max_nodes: int, deadline: float | None = None, 
             reason = "time"
             break
         p = run_params(rules, k, level, streamlined=streamlined, cuts=cuts)
-        code, why, ctr = sv._dfs_phase(b, root, p, cap, deadline, max_memory)
+        code, why, ctr = _one_run(b, root, p, cap, deadline, max_memory)
         runs += 1
         nodes += int(ctr[dfs.C_NODES])
         states = int(ctr[dfs.C_STORED])
         name = f"restart {'s' if streamlined else 'r'}{level}.{k}"
         if code == dfs.R_SOLVED:
-            path = sv._dfs_path(b, ctr)
-            tokens = path_tokens(root, sv.shortcut(root, sv.shorten(root, path, p), p), p)
+            path = [int(b.moves[b.mstart[k] + b.nxt[k] - 1]) for k in range(int(ctr[dfs.C_DEPTH]))]
+            tokens = path_tokens(root, shortcut(root, shorten(root, path, p), p), p)
             if verify:
                 _verify(rules, layout, tokens)
             return RestartResult("solved", name, None, tokens, nodes, states, "", runs)
