@@ -29,7 +29,7 @@ import time
 from dataclasses import dataclass, field
 
 from .rules import Rules, get_rules
-from .search import ALGORITHM_NAMES, ASTAR_ALGORITHMS, DEFAULT_ALGORITHM, DEFAULT_HEURISTIC, HEURISTIC_NAMES
+from .search import ASTAR_ALGORITHMS, DEFAULT_ALGORITHM, DEFAULT_HEURISTIC
 
 
 class BenchError(ValueError):
@@ -76,30 +76,20 @@ def make_settings(heuristics=None, algorithms=None, weights=None, cost: str = "t
     >>> [s.label for s in make_settings("static,lookahead", "dfs,wastar", "2")]
     ['static/dfs', 'lookahead/dfs', 'wastar w=2']
     """
+    from .search.settings import SearchSettings, SettingsError
+
     hs = _split(heuristics) or [DEFAULT_HEURISTIC]
     algs = _split(algorithms) or [DEFAULT_ALGORITHM]
-    ws = _split(weights)
-    for h in hs:
-        if h not in HEURISTIC_NAMES:
-            raise BenchError(f"unknown heuristic {h!r}; known: {', '.join(HEURISTIC_NAMES)}")
-    for a in algs:
-        if a not in ALGORITHM_NAMES:
-            raise BenchError(f"unknown algorithm {a!r}; known: {', '.join(ALGORITHM_NAMES)}")
-    try:
-        wv = [float(w) for w in ws] or [2.0]
-    except ValueError:
-        raise BenchError(f"--weight takes numbers >= 1 (comma-separated), not {weights!r}") from None
-    if any(not w >= 1 for w in wv):
-        raise BenchError(f"--weight takes numbers >= 1, not {weights!r}")
+    ws = _split(weights) or [None]
     out: list[Setting] = []
     for a, h in itertools.product(algs, hs):
-        if a == "astar":
-            s = [Setting(algorithm=a, weight=1.0, cost=cost)]
-        elif a == "wastar":
-            s = [Setting(algorithm=a, weight=w, cost=cost) for w in wv]
-        else:
-            s = [Setting(h, a)]
-        for x in s:
+        for w in (ws if a == "wastar" else [None]):
+            try:  # the checks of every command (search/settings.py)
+                s = SearchSettings.make(heuristic=h, algorithm=a, weight=w,
+                                        cost=cost if a in ASTAR_ALGORITHMS else None)
+            except SettingsError as e:
+                raise BenchError(str(e)) from None
+            x = Setting(algorithm=a, weight=s.weight, cost=cost) if s.is_astar else Setting(h, a)
             if x not in out:
                 out.append(x)
     return out
@@ -200,19 +190,13 @@ def _num(x, digits) -> str:
     return f"{x:,.{digits}f}"
 
 
-def _one_left(rules: Rules):
-    from .solver import one_left_layout
-
-    return one_left_layout(rules)
-
-
 def warm_up(rules: Rules, deal: int, setting: Setting) -> float:
     """Solve a tiny budget of ``deal`` and a one-card endgame with ``setting``; return the seconds."""
-    from .solver import solve
+    from .deals import deal_layout
+    from .solver import warm_up as load
 
     t0 = time.perf_counter()
-    solve(rules, deal, max_nodes=2000, **setting.solve_kwargs())
-    solve(rules, layout=_one_left(rules), max_nodes=2000, **setting.solve_kwargs())
+    load(rules, deal_layout(rules, deal), **setting.solve_kwargs())
     return time.perf_counter() - t0
 
 

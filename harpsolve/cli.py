@@ -179,7 +179,7 @@ EXIT_UNKNOWN = 11
 _STATUS_EXIT = {"solved": 0, "unsolvable": EXIT_UNSOLVABLE, "unknown": EXIT_UNKNOWN}
 
 # the names live in harpsolve.search (no numba), so `--help` can list them
-from .search import ALGORITHM_NAMES, ASTAR_ALGORITHMS, COST_NAMES, HEURISTIC_NAMES  # noqa: E402
+from .search import ALGORITHM_NAMES, COST_NAMES, HEURISTIC_NAMES  # noqa: E402
 
 _UNKNOWN_WHY = {
     "nodes": "the node budget ran out",
@@ -294,14 +294,29 @@ def _summary(result) -> list[str]:
         head = (f"solved: {len(result.moves)} moves ({plays} plays" + (f", {taps} stock taps)" if taps else ")")
                 + (f", score {result.score}" if result.score is not None else ""))
     elif result.status == "unsolvable":
-        head = "unsolvable: every reachable position was searched and none wins"
+        head = f"unsolvable: {_proof_text(result.proof)}"
     else:
         budget = {"nodes": f"{s.get('max_nodes', 0):,} nodes", "time": f"{s.get('timeout', 0):g} s",
                   "memory": _size_text(int(s.get("max_memory", 0)))}.get(result.reason)
         why = _UNKNOWN_WHY.get(result.reason, result.reason or "a budget ran out")
         head = f"unknown: {why}" + (f" ({budget})" if budget else "")
     took = f"{result.seconds * 1e3:.1f} ms" if result.seconds < 10 else f"{result.seconds:.1f} s"
-    return [head, f"nodes {result.nodes:,}, states {result.states:,}, {took}"] + _optimality_lines(result)
+    by = f" ({result.engine})" if result.engine and result.status != "unknown" else ""
+    return [head + by, f"nodes {result.nodes:,}, states {result.states:,}, {took}"] + _optimality_lines(result)
+
+
+def _proof_text(proof) -> str:
+    """An ``unsolvable`` result's proof, in words (search/engine.py: Outcome.proof)."""
+    proof = proof or "exhausted"
+    if proof == "exhausted":
+        return "every reachable position was searched and none wins"
+    if proof == "exhausted: arrangement-free":
+        return "every reachable position was searched and none wins (arrangement-free search)"
+    if proof.startswith("relaxed: "):
+        return f"not even winnable with the more permissive rules {proof[len('relaxed: '):]}"
+    if proof.startswith("dead end: "):
+        return f"{proof[len('dead end: '):]} can never reach its foundation"
+    return proof
 
 
 def _optimality_lines(result) -> list[str]:
@@ -350,10 +365,9 @@ def _warm_up(solve, rules, layout, **kw) -> None:
     seconds nor a --timeout include it: the search on the user's position,
     and the token writer on a position one king from won (from the stock
     where there is one, to load the stock-route kernel too)."""
-    from .solver import one_left_layout
+    from .solver import warm_up
 
-    solve(rules, layout=layout, max_nodes=1000, verify=False, **kw)
-    solve(rules, layout=one_left_layout(rules), max_nodes=1000, verify=False, **kw)
+    warm_up(rules, layout, **kw)
 
 
 @main.command("solve", context_settings=_NUMBERS_ARE_ARGUMENTS)
@@ -370,7 +384,7 @@ def _warm_up(solve, rules, layout, **kw) -> None:
 @click.option("--heuristic", default=None, metavar="NAME",
               help=f"Move ordering: {', '.join(HEURISTIC_NAMES)} [default: the solver's].")
 @click.option("--algorithm", default=None, metavar="NAME",
-              help=f"Search: {', '.join(ALGORITHM_NAMES)} [default: climb, the classifier]. astar: a minimal "
+              help=f"Search: {', '.join(ALGORITHM_NAMES)} [default: portfolio]. astar: a minimal "
                    "solution under --cost; wastar: one within a factor --weight of minimal.")
 @click.option("--weight", type=float, default=None, help="Weighted A*'s factor (>= 1) [default: 2].")
 @click.option("--cost", type=click.Choice(COST_NAMES), default=None,
@@ -425,25 +439,17 @@ def solve_cmd(variant, deal_ref, layout_file, rule_overrides, max_nodes, timeout
         fail("choose one of --shortest and --best-score")
     if (shortest or best_score) and (algorithm or weight is not None or cost):
         fail("--shortest and --best-score choose their own search: drop --algorithm, --weight and --cost")
-    if algorithm is not None and algorithm not in ALGORITHM_NAMES:
-        fail(f"unknown algorithm {algorithm!r}; known: {', '.join(ALGORITHM_NAMES)}")
-    if weight is not None and algorithm != "wastar":
-        fail("--weight goes with --algorithm wastar")
-    if weight is not None and not weight >= 1:
-        fail(f"--weight takes a number >= 1, not {weight:g}")
-    if cost is not None and algorithm not in ASTAR_ALGORITHMS:
-        fail("--cost goes with --algorithm astar or wastar")
-    if max_nodes is not None and max_nodes < 0:
-        fail(f"--max-nodes takes a number >= 0 (0 = no limit), not {max_nodes}")
     check_number("--timeout", timeout, what="seconds", note=" (0 = no limit)")
+    from .search.settings import SearchSettings, SettingsError
+
+    try:  # one validation for solve, sweep, bench and here (search/settings.py)
+        checked = SearchSettings.make(max_nodes=max_nodes, timeout=timeout, max_memory=max_memory, heuristic=heuristic,
+                                      algorithm=algorithm, weight=weight, cost=cost)
+    except SettingsError as e:
+        fail(f"--max-memory: {e}" if str(e).startswith("bad size") else str(e))
     budgets = {}
     if max_memory is not None:
-        from .sweep import SweepError, parse_size
-
-        try:
-            budgets["max_memory"] = parse_size(max_memory)
-        except SweepError as e:
-            fail(f"--max-memory: {e}")
+        budgets["max_memory"] = checked.max_memory
     if layout_file is not None:
         if deal_ref is not None:
             fail("give a deal or --layout FILE, not both")
@@ -459,11 +465,9 @@ def solve_cmd(variant, deal_ref, layout_file, rule_overrides, max_nodes, timeout
         layout = deal_layout(rules, number)
         title = f"{rules.label} deal {number} ({deal_code(number)})"
 
-    from .solver import HEURISTICS, SolverError, solve
+    from .solver import SolverError, solve
 
     if heuristic is not None:
-        if heuristic not in HEURISTICS:
-            fail(f"unknown heuristic {heuristic!r}; known: {', '.join(HEURISTICS)}")
         budgets["heuristic"] = heuristic
     if max_nodes is not None:
         budgets["max_nodes"] = max_nodes
@@ -587,7 +591,7 @@ def _results_friendly(fn):
               help="Transposition-table budget per worker, in bytes or with K/M/G (512M, 2G) [default: the solver's].")
 @click.option("--heuristic", default=None, help="Search heuristic [default: the solver's].")
 @click.option("--algorithm", default=None,
-              help=f"Search: {', '.join(ALGORITHM_NAMES)} [default: climb, the classifier].")
+              help=f"Search: {', '.join(ALGORITHM_NAMES)} [default: portfolio].")
 @click.option("--weight", type=float, default=None, help="Weighted A*'s factor (>= 1) [default: 2].")
 @click.option("--workers", "-j", type=int, default=None, help="Worker processes [default: all cores].")
 @click.option("--engine", type=click.Choice(["local", "dask"]), default="local", show_default=True,
@@ -609,7 +613,8 @@ def sweep_cmd(variant, deal_range, out, layouts, rule_overrides, max_nodes, time
     Interrupt it at any time (Ctrl-C, kill, a crash); the same command
     resumes without losing or repeating finished deals.
     """
-    from .sweep import DEFAULT_RANGE, format_range, parse_range, parse_size, sweep
+    from .search.settings import parse_size
+    from .sweep import DEFAULT_RANGE, format_range, parse_range, sweep
 
     check_number("--timeout", timeout, what="seconds", note=" (0 = no limit)")
     if layouts is not None and deal_range is not None:
@@ -771,7 +776,7 @@ def deals_cmd(variant, status, difficulty, count, seed, rule_overrides, results)
 @click.option("--heuristic", "heuristics", default=None, metavar="A,B,…",
               help=f"Move orderings to compare (comma-separated): {', '.join(HEURISTIC_NAMES)} [default: the solver's].")
 @click.option("--algorithm", "algorithms", default=None, metavar="A,B,…",
-              help=f"Algorithms to compare (comma-separated): {', '.join(ALGORITHM_NAMES)} [default: climb]. "
+              help=f"Algorithms to compare (comma-separated): {', '.join(ALGORITHM_NAMES)} [default: portfolio]. "
                    "Every heuristic runs with every DFS-family algorithm; astar/wastar once (per weight).")
 @click.option("--weight", "weights", default=None, metavar="W,…", help="wastar weights (comma-separated) [default: 2].")
 @click.option("--cost", type=click.Choice(COST_NAMES), default="tokens", show_default=True,
@@ -798,7 +803,8 @@ def bench_cmd(variant, deal_range, heuristics, algorithms, weights, cost, rule_o
     """
     from .bench import BenchError, bench, make_settings
     from .rules import get_rules
-    from .sweep import format_range, parse_range, parse_size
+    from .search.settings import parse_size
+    from .sweep import format_range, parse_range
 
     deals = parse_range(deal_range)
     check_number("--max-nodes", max_nodes, note=" (0 = no limit)")

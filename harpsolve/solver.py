@@ -21,43 +21,19 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
-import numpy as np
-
-from . import movegen as mg
 from .layout import Layout
 from .rules import Rules, get_rules, with_overrides
 from .search import shortcut as short
-from .search import (
-    ALGORITHM_NAMES, ASTAR_ALGORITHMS, DEFAULT_ALGORITHM, DEFAULT_HEURISTIC, HEURISTIC_NAMES, dfs, ehc,
-)
-from .search.tt import ENTRY_BYTES, _rehash, new_payload, new_table
+from .search import ALGORITHM_NAMES, ASTAR_ALGORITHMS, DEFAULT_ALGORITHM, DEFAULT_HEURISTIC, HEURISTIC_NAMES, dfs, engine
 from .solution import path_tokens, shorten_tokens
-from .state import ALL_CUTS, O_OBLIG, P_PASSES, P_REACH, STATE_BYTES, kernel_params, pack
+from .state import ALL_CUTS, pack
 
-DEFAULT_MAX_NODES = 2_000_000
-DEFAULT_MAX_MEMORY = 1 << 30  # bytes for the transposition table
-MAX_DEPTH = 32768       # deepest search path (past it: "unknown", never "unsolvable")
-MOVE_STACK = 1 << 22    # move lists of all the nodes on the path, stacked
-NODE_SLICE = 250_000
-INITIAL_TABLE = 1 << 16
-DFS_ENTRY_BYTES = ENTRY_BYTES + 8  # the key, and the payload of stock dominance (search/dfs.py)
+from .search.settings import DEFAULT_MAX_MEMORY, DEFAULT_MAX_NODES, SearchSettings
 
 # --heuristic: how the depth-first search orders a node's children (search/dfs.py).
 HEURISTICS = {name: code for code, name in enumerate(HEURISTIC_NAMES)}
 ALGORITHMS = ALGORITHM_NAMES
-# "climb" spends parts of the node budget on two solution-finding phases
-# with an extra, unproved cut (movegen: aggressive) before the complete search.
-CLIMB_SHARE = 0.4           # hill-climbing: at most this share of the budget
-CLIMB_MAX_NODES = 1_000_000 # ...and at most this many nodes
-CLIMB_RESTARTS = 32         # the climb is greedy: restarts commit to other improvements
-CLIMB_MIN_NODES = 2000      # ...each with at least this many nodes
-CLIMB_MIN_NODES_PASSES = 8_000  # ...under a pass limit (measured: README, "Phases")
-FAST_DFS_SHARE = 0.4        # depth-first search with the extra cut
-FAST_DFS_MAX_NODES = 2_000_000
-WASTAR_SHARE = 0.2          # phase 0 (games with every card face up): weighted A*
-WASTAR_MAX_NODES = 300_000
-WASTAR_WEIGHT = 5.0
-CLIMB_QUEUE = 1 << 16       # states one breadth-first step may hold
+# The DFS-family algorithms are schedules of engines (search/engine.py: SCHEDULES).
 
 STATUSES = ("solved", "unsolvable", "unknown")
 
@@ -81,6 +57,9 @@ class SolveResult:
     reason: str = ""
     max_depth: int = 0
     settings: dict = field(default_factory=dict)
+    # which engine decided (search/engine.py) and, for "unsolvable", the proof
+    engine: str = ""
+    proof: str | None = None
     # A*/weighted A* only: cost model, cost, weight, whether proved minimal, lower bound
     optimality: dict | None = None
 
@@ -100,6 +79,10 @@ class SolveResult:
         if self.score is not None:
             d["score"] = self.score
         d.update(nodes=self.nodes, states=self.states, seconds=round(self.seconds, 6))
+        if self.engine:
+            d["engine"] = self.engine
+        if self.proof:
+            d["proof"] = self.proof
         if self.reason:
             d["reason"] = self.reason
         if self.optimality is not None:
@@ -113,179 +96,14 @@ def _presets():
     return VARIANTS
 
 
-class _Buffers:
-    """Per-process search buffers, allocated once and reused across solves."""
-
-    def __init__(self):
-        self.stack = np.zeros((MAX_DEPTH + 1, STATE_BYTES), np.uint8)
-        self.moves = np.zeros(MOVE_STACK, np.int64)
-        self.mstart = np.zeros(MAX_DEPTH, np.int64)
-        self.nmoves = np.zeros(MAX_DEPTH, np.int32)
-        self.nxt = np.zeros(MAX_DEPTH, np.int32)
-        self.scores = np.zeros(mg.MAX_MOVES, np.int32)
-        self.autobuf = np.zeros(256, np.int64)
-        self.t1, self.t2 = new_table(INITIAL_TABLE)
-        self.tv = new_payload(INITIAL_TABLE)
-        self.cq = None
-
-    def climb_buffers(self):
-        if self.cq is None:
-            self.cq = np.zeros((CLIMB_QUEUE, STATE_BYTES), np.uint8)
-            self.cparent = np.zeros(CLIMB_QUEUE, np.int64)
-            self.cmove = np.zeros(CLIMB_QUEUE, np.int64)
-            self.ct1, self.ct2 = new_table(4 * CLIMB_QUEUE)
-            self.cslots = np.zeros(CLIMB_QUEUE, np.int64)
-            self.cpath = np.zeros(1 << 14, np.int64)
-        return self.cq, self.cparent, self.cmove, self.ct1, self.ct2, self.cslots, self.cpath
-
-    def fresh_table(self, capacity: int = INITIAL_TABLE):
-        if self.t1.shape[0] == capacity:
-            self.t1.fill(0)
-            self.t2.fill(0)
-        else:
-            self.t1, self.t2 = new_table(capacity)
-            self.tv = new_payload(capacity)
+def shorten(root, path, p):
+    """Cut every loop out of a solution path (search/shortcut.py)."""
+    return short.shorten(root, path, p)
 
 
-_BUF: _Buffers | None = None
-
-
-def _buffers() -> _Buffers:
-    global _BUF
-    if _BUF is None:
-        _BUF = _Buffers()
-    return _BUF
-
-
-def _climb_stages(p: np.ndarray) -> np.ndarray:
-    """The move sets each climbing step tries in turn, as rows of kernel params.
-
-    With a pass limit the stock is a resource that a greedy climb burns: the
-    nearest gain is often a card deep in the stock, one move away but
-    passing over every card before it.  So a step first looks for a gain
-    drawing at most one card, then anywhere in this pass, and only then
-    turns the waste over.  Without a pass limit every row is the rules'.
-    """
-    if p[P_PASSES] == 0:
-        return p[None, :].copy()
-    near, this_pass = p.copy(), p.copy()
-    near[P_REACH] = 1
-    this_pass[P_PASSES] = 1  # no waste-to-stock turn
-    return np.stack([near, this_pass, p])
-
-
-def _climb(b: _Buffers, root: np.ndarray, p: np.ndarray, cap: int):
-    """Enforced hill-climbing from ``root``, restarted with shuffled move orders while the
-    budget lasts: (path of kernel moves or None, nodes used)."""
-    start = root.copy()
-    mg._auto(start, p, b.autobuf)
-    cq, cparent, cmove, ct1, ct2, cslots, cpath = b.climb_buffers()
-    stages = _climb_stages(p)
-    used = 0
-    # a climb needs a few thousand nodes to get anywhere (tens of thousands under a
-    # pass limit, where its steps search longer): small budgets get fewer restarts
-    least = CLIMB_MIN_NODES_PASSES if p[P_PASSES] > 0 else CLIMB_MIN_NODES
-    restarts = max(1, min(CLIMB_RESTARTS, cap // least))
-    for attempt in range(restarts):
-        share = (cap - used) // (restarts - attempt)
-        if share <= 0:
-            break
-        cctr = np.zeros(2, np.int64)
-        e = ehc._ehc(start, p, stages, cq, cparent, cmove, ct1, ct2, cslots, np.zeros(mg.MAX_MOVES, np.int64), b.scores,
-                     b.autobuf, cpath, cctr, share, attempt)
-        used += int(cctr[0])
-        if e == ehc.E_SOLVED:
-            return [int(x) for x in cpath[:cctr[1]]], used
-    return None, used
-
-
-def _dfs_phase(b: _Buffers, root: np.ndarray, p: np.ndarray, node_cap: int, deadline, max_memory: int):
-    """Run the depth-first search from ``root`` with a fresh table.
-
-    Returns (code, reason, counters); the kernel runs in slices so that the
-    clock and the memory budget are checked between them.
-    """
-    b.fresh_table()
-    ctr = np.zeros(dfs.C_SIZE, np.int64)
-    b.stack[0] = root
-    na = dfs._root(b.stack, b.moves, b.mstart, b.nmoves, b.nxt, b.scores, b.autobuf, b.t1, b.t2, b.tv, ctr, p)
-    if mg._won(b.stack[0], p):
-        ctr[dfs.C_DEPTH] = 0
-        return dfs.R_SOLVED, "", ctr
-    if na < 0:
-        ctr[dfs.C_INCOMPLETE] = 1
-        return dfs.R_EXHAUSTED, "depth", ctr
-    while True:
-        slice_ = NODE_SLICE
-        if node_cap:
-            slice_ = min(slice_, node_cap - int(ctr[dfs.C_NODES]))
-            if slice_ <= 0:
-                return None, "nodes", ctr
-        code = dfs._dfs(b.stack, b.moves, b.mstart, b.nmoves, b.nxt, b.scores, b.autobuf,
-                        b.t1, b.t2, b.tv, ctr, p, slice_)
-        if code == dfs.R_GROW:
-            cap = b.t1.shape[0] * 2
-            if cap * DFS_ENTRY_BYTES > max_memory:
-                return None, "memory", ctr
-            n1, n2 = new_table(cap)
-            nv = new_payload(cap)
-            _rehash(b.t1, b.t2, b.tv, n1, n2, nv)
-            b.t1, b.t2, b.tv = n1, n2, nv
-            continue
-        if code != dfs.R_PAUSED:
-            return code, "", ctr
-        if deadline and time.perf_counter() > deadline:
-            return None, "time", ctr
-
-
-def _dfs_path(b: _Buffers, ctr: np.ndarray) -> list[int]:
-    """The kernel moves from the root to the solved position on the DFS stack."""
-    return [int(b.moves[b.mstart[k] + b.nxt[k] - 1]) for k in range(int(ctr[dfs.C_DEPTH]))]
-
-
-def shorten(root: np.ndarray, path: list[int], p: np.ndarray) -> list[int]:
-    """Cut every loop out of a solution path: where a position repeats, drop the moves between.
-
-    Depth-first search finds long, wandering solutions; a position met twice
-    (byte for byte, so the later moves still apply) means the moves between
-    the two visits did nothing.  The result replays exactly like the input.
-    """
-    st = root.copy()
-    buf = np.zeros(256, np.int64)
-    mg._auto(st, p, buf)
-    seen = {st.tobytes(): 0}
-    kept: list[int] = []
-    for m in path:
-        mg._apply(st, np.int64(m), p)
-        if st[O_OBLIG] == 0:
-            mg._auto(st, p, buf)
-        key = st.tobytes()
-        if key in seen:
-            del kept[seen[key]:]
-            # forget the positions inside the cut loop
-            seen = {k: i for k, i in seen.items() if i <= len(kept)}
-        else:
-            kept.append(m)
-            seen[key] = len(kept)
-    return kept
-
-
-def shortcut(root: np.ndarray, path: list[int], p: np.ndarray) -> list[int]:
+def shortcut(root, path, p):
     """Jump ahead wherever one move reaches a later position of the path (search/shortcut.py)."""
-    if not path:
-        return path
-    st = root.copy()
-    buf = np.zeros(256, np.int64)
-    mg._auto(st, p, buf)
-    arr = np.array(path, np.int64)
-    out = np.zeros(len(path), np.int64)
-    for _ in range(3):  # a jump can open new ones; a few passes catch nearly all
-        n = short._shortcut(st, arr, len(arr), p, np.zeros(mg.MAX_MOVES, np.int64),
-                            np.zeros(mg.MAX_MOVES, np.int32), buf, out)
-        if n == len(arr):
-            break
-        arr = out[:n].copy()
-    return [int(x) for x in arr]
+    return short.shortcut(root, path, p)
 
 
 def one_left_layout(rules: Rules) -> Layout:
@@ -306,6 +124,20 @@ def one_left_layout(rules: Rules) -> Layout:
                   foundations=kings + [make_card(12, 0)])
 
 
+def warm_up(rules: Rules, layout: Layout | None = None, algorithm: str = DEFAULT_ALGORITHM, **kw) -> None:
+    """Load (or compile) every kernel a solve of ``layout`` (default: deal 1) uses: a few nodes
+    of each engine of the algorithm's schedule, and the token writer on a position one king
+    from won.  Sweeps, ``bench`` and the command line call it before timing anything."""
+    if layout is None:
+        from .deals import deal_layout
+
+        layout = deal_layout(rules, 1)
+    if algorithm in engine.SCHEDULES:
+        engine.warm_up(engine.Position(rules, layout, cuts=ALL_CUTS), engine.SCHEDULES[algorithm])
+    solve(rules, layout=layout, max_nodes=1000, verify=False, algorithm=algorithm, **kw)
+    solve(rules, layout=one_left_layout(rules), max_nodes=1000, verify=False, algorithm=algorithm, **kw)
+
+
 def resolve_rules(variant: str | Rules, overrides=None) -> Rules:
     rules = variant if isinstance(variant, Rules) else get_rules(variant)
     return with_overrides(rules, overrides)
@@ -315,7 +147,8 @@ def solve(variant: str | Rules = "easy-harp", deal: int | None = None, *, layout
           overrides=None, max_nodes: int | None = DEFAULT_MAX_NODES, timeout: float | None = None,
           max_memory: int = DEFAULT_MAX_MEMORY, heuristic: str = DEFAULT_HEURISTIC, verify: bool = True,
           auto: bool = True, prune: bool = True, algorithm: str = DEFAULT_ALGORITHM,
-          weight: float | None = None, cost: str = "tokens", cuts: int | None = None) -> SolveResult:
+          weight: float | None = None, cost: str = "tokens", cuts: int | None = None,
+          settings: SearchSettings | None = None) -> SolveResult:
     """Classify one deal (by number) or one layout.
 
     ``max_nodes``/``timeout``/``max_memory`` are the budgets (None or 0 = no
@@ -328,6 +161,8 @@ def solve(variant: str | Rules = "easy-harp", deal: int | None = None, *, layout
     the best easy-harp score): see :func:`_solve_astar`.
     ``cuts``: the proved cuts of the depth-first searches (a bit set of
     ``state.CUT_*``); None = all of them with ``prune``, none without.
+    ``settings``: a :class:`SearchSettings` instead of the budget, heuristic,
+    algorithm, weight and cost keywords (which are validated into one).
     """
     rules = resolve_rules(variant, overrides)
     if layout is None:
@@ -338,97 +173,37 @@ def solve(variant: str | Rules = "easy-harp", deal: int | None = None, *, layout
         layout = deal_layout(rules, deal)
     else:
         layout.validate(rules)
-    if heuristic not in HEURISTICS:
-        from .rules import RulesError
-
-        raise RulesError(f"unknown heuristic {heuristic!r}; known: {', '.join(HEURISTICS)}")
+    if settings is None:
+        settings = SearchSettings.make(max_nodes=max_nodes or 0, timeout=timeout or 0.0, max_memory=max_memory,
+                                       heuristic=heuristic, algorithm=algorithm, weight=weight,
+                                       cost=cost if algorithm in ASTAR_ALGORITHMS else None)
+    s = settings
+    max_nodes, timeout, max_memory, heuristic, algorithm = s.max_nodes, s.timeout, s.max_memory, s.heuristic, s.algorithm
     if cuts is None:
         cuts = ALL_CUTS if prune else 0
-    p = kernel_params(rules, auto=auto, prune=prune, heuristic=HEURISTICS[heuristic], dominance=True, cuts=cuts)
-    root = pack(layout, rules)
-    if algorithm not in ALGORITHMS:
-        from .rules import RulesError
-
-        raise RulesError(f"unknown algorithm {algorithm!r}; known: {', '.join(ALGORITHMS)}")
-    settings = dict(max_nodes=max_nodes or 0, timeout=timeout or 0.0, max_memory=max_memory,
-                    heuristic=heuristic, auto=auto, prune=prune, algorithm=algorithm, cuts=cuts)
-    result = SolveResult(rules.name, deal, rules, layout, "unknown", settings=settings)
+    info = dict(max_nodes=max_nodes, timeout=timeout, max_memory=max_memory,
+                heuristic=heuristic, auto=auto, prune=prune, algorithm=algorithm, cuts=cuts)
+    result = SolveResult(rules.name, deal, rules, layout, "unknown", settings=info)
     if algorithm in ASTAR_ALGORITHMS:
-        return _solve_astar(result, root, algorithm, weight, cost, auto=auto, prune=prune, max_nodes=max_nodes,
+        return _solve_astar(result, pack(layout, rules), algorithm, s.weight, s.cost, auto=auto, prune=prune, max_nodes=max_nodes,
                             timeout=timeout, max_memory=max_memory, verify=verify)
 
     t0 = time.perf_counter()
-    b = _buffers()
-    total = max_nodes or 0
-    path, status, reason = None, "unknown", ""
-    nodes = states = depth = 0
-    pp = p  # the kernel switches the found path was searched with
-    if algorithm == "climb" and prune and rules.face_down == "none":
-        # Phase 0, full-information games (every card face up): weighted A*
-        # finds short solutions fast there (Baker's Game: ~100 moves).
-        from .search import astar
-
-        cap = WASTAR_MAX_NODES if not total else min(WASTAR_MAX_NODES, int(total * WASTAR_SHARE))
-        if cap > 0:
-            ap = astar.params_for(rules, "moves", auto=auto, prune=prune)
-            r = astar.run(root, ap, "moves", WASTAR_WEIGHT, max_nodes=cap, timeout=None,
-                          max_memory=max_memory, t0=t0)
-            nodes += r.nodes
-            if r.path is not None:
-                path, pp = list(r.path), ap
-            elif r.code == astar.R_EXHAUSTED:
-                # it keeps only the proved cuts: an exhausted open list is a proof
-                status, states = "unsolvable", r.states
-    if algorithm == "climb" and prune and path is None and status == "unknown":
-        # Phases 1-2 look for a solution with extra, unproved cuts; only a
-        # solution counts from them (it is replayed like any other).  The
-        # climb's breadth-first table keeps exact keys: no dominance there.
-        climb = kernel_params(rules, auto=auto, prune=prune, heuristic=HEURISTICS[heuristic], aggressive=True,
-                              cuts=cuts)
-        fast = kernel_params(rules, auto=auto, prune=prune, heuristic=HEURISTICS[heuristic], aggressive=True, cuts=cuts,
-                             dominance=True)
-        cap = CLIMB_MAX_NODES if not total else min(CLIMB_MAX_NODES, int(total * CLIMB_SHARE))
-        if cap > 0:
-            path, used = _climb(b, root, climb, cap)
-            nodes += used
-            if path is not None:
-                pp = climb
-        cap = FAST_DFS_MAX_NODES if not total else min(FAST_DFS_MAX_NODES, int(total * FAST_DFS_SHARE))
-        if path is None and cap > 0:
-            code, why, c = _dfs_phase(b, root, fast, cap, None, max_memory)
-            nodes += int(c[dfs.C_NODES])
-            states, depth = int(c[dfs.C_STORED]), int(c[dfs.C_MAXDEPTH])
-            if code == dfs.R_SOLVED:
-                path, pp = _dfs_path(b, c), fast
-    if path is None and status == "unknown":
-        # The complete search: a fresh table, proved-sound cuts only.
-        left = (total - nodes) if total else 0
-        if total and left <= 0:
-            reason = "nodes"
-        else:
-            deadline = (t0 + timeout) if timeout else None
-            code, why, c = _dfs_phase(b, root, p, left, deadline, max_memory)
-            nodes += int(c[dfs.C_NODES])
-            states, depth = int(c[dfs.C_STORED]), int(c[dfs.C_MAXDEPTH])
-            if code == dfs.R_SOLVED:
-                path, pp = _dfs_path(b, c), p
-            elif code == dfs.R_EXHAUSTED and not c[dfs.C_INCOMPLETE]:
-                status = "unsolvable"
-            else:
-                reason = why or "depth"
-    if path is not None:
-        status = "solved"
-        tokens = path_tokens(root, shortcut(root, shorten(root, path, pp), pp), pp)
+    pos = engine.Position(rules, layout, heuristic=HEURISTICS[heuristic], auto=auto, prune=prune, cuts=cuts)
+    schedule = engine.SCHEDULES[algorithm]
+    if algorithm == "portfolio" and not (prune and auto):
+        schedule = engine.DFS  # the other engines have cuts of their own: soundness tests use the plain search
+    deadline = (t0 + timeout) if timeout else None
+    out = engine.run(pos, schedule, max_nodes=max_nodes or 0, deadline=deadline, max_memory=max_memory)
+    if out.status == "solved":
         # a line a player can follow: fewer turns through the stock, no detours (solution.py)
-        result.moves = shorten_tokens(rules, layout, tokens)
-    result.status, result.reason = status, reason
-    result.nodes, result.states, result.max_depth = nodes, states, depth
+        result.moves = shorten_tokens(rules, layout, out.tokens)
+    result.status, result.reason = out.status, ("" if out.status != "unknown" else out.reason)
+    result.engine, result.proof = out.engine, out.proof
+    result.nodes, result.states, result.max_depth = out.nodes, out.states, out.max_depth
     result.seconds = time.perf_counter() - t0
     _check(result, verify)
-    # keep one big table around only while it is modest; free the rest
-    if b.t1.shape[0] * DFS_ENTRY_BYTES > (64 << 20):
-        b.t1, b.t2 = new_table(INITIAL_TABLE)
-        b.tv = new_payload(INITIAL_TABLE)
+    dfs.trim_pool()  # keep big tables only while they are modest
     return result
 
 
@@ -445,7 +220,6 @@ def _check(result: SolveResult, verify: bool) -> None:
 
 
 # ---- A* and weighted A* (search/astar.py) --------------------------------------------------
-DEFAULT_WEIGHT = 2.0
 
 
 def _solve_astar(result: SolveResult, root, algorithm: str, weight, cost: str, *, auto, prune, max_nodes, timeout,
@@ -460,21 +234,11 @@ def _solve_astar(result: SolveResult, root, algorithm: str, weight, cost: str, *
     ``score_bound`` no solution's clean score exceeds.
     """
     from .rules import RulesError
-    from .search import COST_NAMES, astar
+    from .search import astar
 
-    rules = result.rules
-    if cost not in COST_NAMES:
-        raise RulesError(f"unknown cost model {cost!r}; known: {', '.join(COST_NAMES)}")
+    rules = result.rules  # the weight and the cost model were checked by SearchSettings.make
     if cost == "score" and rules.scoring != "easy-harp":
         raise RulesError(f"{rules.label} has no score (only the easy-harp scoring does)")
-    if algorithm == "astar":
-        if weight not in (None, 1, 1.0):
-            raise RulesError("A* has weight 1; use the wastar algorithm for another weight")
-        weight = 1.0
-    else:
-        weight = DEFAULT_WEIGHT if weight is None else float(weight)
-        if not weight >= 1:
-            raise RulesError(f"the weight of weighted A* is a number >= 1, not {weight:g}")
     result.settings.update(weight=weight, cost=cost)
     t0 = time.perf_counter()
     p = astar.params_for(rules, cost, auto=auto, prune=prune)

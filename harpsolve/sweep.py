@@ -27,12 +27,12 @@ out of a bigger budget would run out of a smaller one too.  Deals with
 ``unknown`` under smaller budgets, and ``error`` deals, are solved again;
 readers keep the best row per deal (see :func:`best_rows`).
 
-Row schema (version 1)
+Row schema (version 2)
 ----------------------
 ==================  =========  ==================================================
 column              type       meaning
 ==================  =========  ==================================================
-schema_version      int16      1; readers refuse files of another version
+schema_version      int16      2 (1 in rows written before ``engine``/``proof``); readers refuse other versions
 variant             string     the variant id (``easy-harp``)
 deal                int32      deal number 1 … 999 999
 rules               string     rules label: variant id + overrides (``easy-harp[passes=3]``)
@@ -49,14 +49,20 @@ max_memory          int64      transposition-table budget in bytes
 heuristic           string     search heuristic name
 harpsolve_version   string     version that produced the row
 reason              string     why ``unknown`` (nodes/time/memory/depth) or ``error`` (what failed)
-algorithm           string     search algorithm (climb, dfs, astar, wastar)
+algorithm           string     search algorithm (portfolio, climb, dfs, astar, wastar)
 weight              float64    weighted A*'s weight (0 for the other algorithms)
+layout_file         string     ``--layouts`` rows: the layout file (deal is null)
+layout_hash         string     ``--layouts`` rows: 16 hex digits of the layout's content hash
+engine              string     the engine that decided (``afree``, ``restarts r2.3``, ``climb 1``...)
+proof               string     why ``unsolvable`` is proved (``exhausted``, ``exhausted: arrangement-free``,
+                               ``relaxed: draw=1``, ``dead end: 7C``); null otherwise
 ==================  =========  ==================================================
 
 ``algorithm`` and ``weight`` came after the first files were written: a file
-without them reads as ``climb`` with weight 0 (what wrote it).
+without them reads as ``climb`` with weight 0 (what wrote it).  Version 2 added
+``engine`` and ``proof``; version-1 files are still read (both columns null).
 
-File key-value metadata: ``harpsolve.schema_version`` ("1"),
+File key-value metadata: ``harpsolve.schema_version`` ("2"),
 ``harpsolve.runs`` (JSON list, one object per run that wrote rows: run_id,
 started, ended, command, engine, workers, cpu, cores, platform, rules,
 rules_fingerprint and the python/numba/numpy/pyarrow/harpsolve versions), ``harpsolve.rules`` (JSON:
@@ -86,9 +92,11 @@ from dataclasses import dataclass, field
 
 from . import __version__
 from .deals import MAX_DEAL
-from .rules import Rules, RulesError, get_rules, with_overrides
+from .rules import Rules, get_rules, with_overrides
+from .search.settings import SearchSettings
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+READ_VERSIONS = ("1", "2")  # version 1: no engine/proof columns (read as null)
 STATUSES = ("solved", "unsolvable", "unknown", "error")
 DEFAULT_RANGE = f"1-{MAX_DEAL}"
 
@@ -153,77 +161,16 @@ def format_range(deals) -> str:
     return ",".join(parts)
 
 
-_SIZE_RE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kmgt]?)(?:i?b)?\s*$", re.IGNORECASE)
-
-
-def parse_size(text) -> int:
-    """Bytes from ``1073741824``, ``512M``, ``2G``, ``1.5GiB`` (K/M/G/T are powers of 1024)."""
-    if isinstance(text, int):
-        return text
-    m = _SIZE_RE.match(str(text))
-    if not m:
-        raise SweepError(f"bad size {text!r}; write bytes or a number with K, M, G or T (512M, 2G)")
-    value = float(m.group(1)) * 1024 ** " kmgt".index(m.group(2).lower() or " ")
-    if value < 1:
-        raise SweepError(f"bad size {text!r}: must be at least one byte")
-    return int(value)
-
-
 # ---- budgets and rows ---------------------------------------------------------------
-@dataclass(frozen=True)
-class Budgets:
-    """The solver settings recorded in every row (0 = no limit for nodes and time).
-
-    Build it with :meth:`make`: a setting left out (or None) takes the
-    solver's own default, resolved now so that rows record the real value.
-    """
-
-    max_nodes: int
-    timeout: float
-    max_memory: int
-    heuristic: str
-    algorithm: str = "climb"
-    weight: float = 0.0
-
-    @classmethod
-    def make(cls, budgets=None) -> "Budgets":
-        if isinstance(budgets, Budgets):
-            return budgets
-        import inspect
-
-        from . import solver
-
-        b = {k: v for k, v in dict(budgets or {}).items() if v is not None}
-        unknown = set(b) - set(BUDGET_COLUMNS)
-        if unknown:
-            raise SweepError(f"unknown budget setting(s): {', '.join(sorted(unknown))}")
-        heuristic = b.get("heuristic") or inspect.signature(solver.solve).parameters["heuristic"].default
-        if heuristic not in solver.HEURISTICS:
-            raise RulesError(f"unknown heuristic {heuristic!r}; known: {', '.join(solver.HEURISTICS)}")
-        algorithm = b.get("algorithm") or inspect.signature(solver.solve).parameters["algorithm"].default
-        if algorithm not in solver.ALGORITHMS:
-            raise RulesError(f"unknown algorithm {algorithm!r}; known: {', '.join(solver.ALGORITHMS)}")
-        weight = 0.0
-        if algorithm == "wastar":
-            weight = float(b.get("weight") or solver.DEFAULT_WEIGHT)
-            if not weight >= 1:
-                raise SweepError(f"--weight must be a number >= 1, not {weight:g}")
-        elif b.get("weight") not in (None, 0, 1):
-            raise SweepError("--weight goes with --algorithm wastar")
-        out = cls(max_nodes=int(b.get("max_nodes", solver.DEFAULT_MAX_NODES) or 0),
-                  timeout=float(b.get("timeout") or 0.0),
-                  max_memory=parse_size(b.get("max_memory", solver.DEFAULT_MAX_MEMORY)),
-                  heuristic=str(heuristic), algorithm=str(algorithm), weight=weight)
-        if out.max_nodes < 0:
-            raise SweepError("--max-nodes must be 0 (no limit) or more")
-        if out.timeout < 0:
-            raise SweepError("--timeout must be 0 (no limit) or more")
-        return out
+# The settings every row records: the one validated record of search/settings.py (its
+# ``make`` fills in the solver's defaults, so rows record the real values).
+Budgets = SearchSettings
 
 
 BUDGET_COLUMNS = ("max_nodes", "timeout", "max_memory", "heuristic", "algorithm", "weight")
 # columns added after schema version 1 was first written, with the value that older files mean
-LATER_COLUMNS = {"algorithm": "climb", "weight": 0.0, "layout_file": None, "layout_hash": None}
+LATER_COLUMNS = {"algorithm": "climb", "weight": 0.0, "layout_file": None, "layout_hash": None,
+                 "engine": None, "proof": None}
 # the columns that name what a row solved: a deal number, or a layout file and its content hash
 KEY_COLUMNS = ("deal", "layout_file", "layout_hash")
 
@@ -240,6 +187,7 @@ def _schema():
         ("harpsolve_version", pa.string()), ("reason", pa.string()),
         ("algorithm", pa.string()), ("weight", pa.float64()),
         ("layout_file", pa.string()), ("layout_hash", pa.string()),
+        ("engine", pa.string()), ("proof", pa.string()),
     ])
 
 
@@ -249,7 +197,7 @@ COLUMNS = ("schema_version", "variant", "deal", "rules", "rules_fingerprint", "s
 
 
 def make_row(rules: Rules, deal, budgets: Budgets, status: str, *, solution_length=None,
-             score=None, nodes=0, states=0, seconds=0.0, reason="") -> dict:
+             score=None, nodes=0, states=0, seconds=0.0, reason="", engine=None, proof=None) -> dict:
     """A result row for ``deal``: a deal number, or a :class:`LayoutJob` (then ``deal`` is null and
     ``layout_file``/``layout_hash`` name the position)."""
     job = deal if isinstance(deal, LayoutJob) else None
@@ -261,6 +209,7 @@ def make_row(rules: Rules, deal, budgets: Budgets, status: str, *, solution_leng
         max_memory=int(budgets.max_memory), heuristic=budgets.heuristic,
         harpsolve_version=__version__, reason=reason, algorithm=budgets.algorithm, weight=float(budgets.weight),
         layout_file=job.name if job else None, layout_hash=job.hash if job else None,
+        engine=engine or None, proof=proof or None,
     )
 
 
@@ -360,7 +309,8 @@ def solve_row(rules: Rules, deal: int, budgets: Budgets) -> dict:
                         reason=f"{type(e).__name__}: {e}"[:500])
     return make_row(rules, deal, budgets, r.status,
                     solution_length=len(r.moves) if r.status == "solved" and r.moves is not None else None,
-                    score=r.score, nodes=r.nodes, states=r.states, seconds=r.seconds, reason=r.reason)
+                    score=r.score, nodes=r.nodes, states=r.states, seconds=r.seconds, reason=r.reason,
+                    engine=r.engine, proof=r.proof)
 
 
 def _algorithm_kwargs(budgets: Budgets) -> dict:
@@ -510,9 +460,9 @@ def read_meta(path: str) -> ResultFile:
     if META_VERSION not in meta:
         raise ResultFileError(f"{path}: not a harpsolve result file (no {META_VERSION.decode()} metadata)")
     version = meta[META_VERSION].decode(errors="replace")
-    if version != str(SCHEMA_VERSION):
+    if version not in READ_VERSIONS:
         raise ResultFileError(f"{path}: result schema version {version}, but this harpsolve "
-                              f"({__version__}) reads version {SCHEMA_VERSION}")
+                              f"({__version__}) reads versions {', '.join(READ_VERSIONS)}")
     missing = [c for c in COLUMNS if c not in schema.names]
     if missing:
         raise ResultFileError(f"{path}: result file lacks column(s) {', '.join(missing)}")
@@ -910,9 +860,9 @@ def _worker_main(conn, rules: Rules, budgets: Budgets) -> None:
     crash = {int(x) for x in os.environ.get("HARPSOLVE_TEST_CRASH", "").split(",") if x.strip()}
     crash_once = os.environ.get("HARPSOLVE_TEST_CRASH_ONCE")
     delay = float(os.environ.get("HARPSOLVE_TEST_DELAY") or 0)
-    from .solver import solve
+    from .solver import warm_up
 
-    solve(rules, 1, max_nodes=100, heuristic=budgets.heuristic, **_algorithm_kwargs(budgets))  # JIT compile / cache load
+    warm_up(rules, None, heuristic=budgets.heuristic, **_algorithm_kwargs(budgets))  # JIT compile / cache load
     try:
         conn.send(("ready", os.getpid()))
         while True:

@@ -14,6 +14,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from harpsolve import sweep as sw
+from harpsolve.search.settings import SettingsError, parse_size
 from harpsolve.rules import get_rules
 
 VARIANT = "klondike-3"        # fast; its first deals are solved, unsolvable and unknown at 20 000 nodes
@@ -68,13 +69,13 @@ def test_format_range_round_trip():
 @pytest.mark.parametrize("text, n", [("1024", 1024), ("512M", 512 << 20), ("2G", 2 << 30), ("1.5k", 1536),
                                      ("2GiB", 2 << 30), ("64mb", 64 << 20)])
 def test_parse_size(text, n):
-    assert sw.parse_size(text) == n
+    assert parse_size(text) == n
 
 
-@pytest.mark.parametrize("text", ["", "12X", "G", "-5M", "0"])
+@pytest.mark.parametrize("text", ["", "12X", "G", "-5M", "0", "9000000T", 1 << 60])
 def test_parse_size_errors(text):
-    with pytest.raises(sw.SweepError):
-        sw.parse_size(text)
+    with pytest.raises(SettingsError, match="bad size"):
+        parse_size(text)
 
 
 def test_budgets_take_the_solver_defaults():
@@ -83,8 +84,11 @@ def test_budgets_take_the_solver_defaults():
     b = sw.Budgets.make({})
     assert b.max_nodes == solver.DEFAULT_MAX_NODES and b.max_memory == solver.DEFAULT_MAX_MEMORY
     assert b.heuristic in solver.HEURISTICS and b.timeout == 0.0
-    with pytest.raises(Exception, match="heuristic"):
+    with pytest.raises(SettingsError, match="heuristic"):
         sw.Budgets.make({"heuristic": "no-such"})
+    with pytest.raises(SettingsError, match="--weight goes with"):
+        sw.Budgets.make({"algorithm": "dfs", "weight": 3})
+    assert sw.Budgets.make({"algorithm": "wastar"}).weight == 2.0
 
 
 # ---- a real sweep -----------------------------------------------------------------
@@ -107,6 +111,11 @@ def test_sweep_writes_one_row_per_deal(swept):
     solved = df[df["status"] == "solved"]
     assert solved["solution_length"].notna().all() and df.loc[df["status"] != "solved", "solution_length"].isna().all()
     assert (df.loc[df["status"] == "unknown", "reason"] != "").all()
+    # every verdict names the engine that reached it, every "unsolvable" its proof
+    decided = df[df["status"].isin(("solved", "unsolvable"))]
+    assert len(decided) and decided["engine"].notna().all() and (decided["engine"] != "").all()
+    assert df.loc[df["status"] == "unsolvable", "proof"].notna().all()
+    assert df.loc[df["status"] != "unsolvable", "proof"].isna().all()
 
 
 def test_sweep_folder_is_merged_and_carries_run_metadata(swept):
@@ -114,7 +123,7 @@ def test_sweep_folder_is_merged_and_carries_run_metadata(swept):
     files = [n for n in os.listdir(out) if n.endswith(".parquet")]
     assert len(files) == 1, "a finished sweep leaves one merged file"
     meta = pq.read_schema(out / files[0]).metadata
-    assert meta[b"harpsolve.schema_version"] == b"1"
+    assert meta[b"harpsolve.schema_version"] == str(sw.SCHEMA_VERSION).encode() == b"2"
     import json
 
     (run,) = json.loads(meta[b"harpsolve.runs"])

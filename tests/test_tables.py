@@ -10,7 +10,6 @@ import sys
 
 import numpy as np
 import pandas as pd
-import pyarrow as pa
 import pytest
 
 from harpsolve import sweep as sw
@@ -24,29 +23,29 @@ BIG = sw.Budgets(max_nodes=5000, timeout=0.0, max_memory=1 << 20, heuristic="loo
 N = 60
 
 
-def _write(folder, rows, budgets, extra_columns=None):
-    """One result file in ``folder`` from rows, the way a sweep writes them (optionally with
-    later columns such as ``proof`` appended, as a newer schema would)."""
+def _write(folder, rows, budgets, version1=False):
+    """One result file in ``folder`` from rows, the way a sweep writes them (``version1``: as
+    schema version 1 wrote them, without the ``engine`` and ``proof`` columns)."""
     rules = get_rules(VARIANT)
     store = sw.ResultStore(folder, rules, budgets, {"run_id": "test", "started": "", "ended": ""})
     try:
-        if extra_columns is None:
+        if not version1:
             for r in rows:
                 store.add(r)
             store.flush()
         else:
-            t = sw._table(rows, [store.run], store.rules_meta)
-            for name, values in extra_columns.items():
-                t = t.append_column(name, pa.array(values, pa.string()))
-            sw.write_atomic(t, store.out)
+            t = sw._table(rows, [store.run], store.rules_meta).drop_columns(["engine", "proof"])
+            meta = dict(t.schema.metadata)
+            meta[sw.META_VERSION] = b"1"
+            sw.write_atomic(t.replace_schema_metadata(meta), store.out)
     finally:
         store.close()
 
 
-def _row(deal, budgets, status, nodes, length=None):
+def _row(deal, budgets, status, nodes, length=None, proof=None):
     rules = get_rules(VARIANT)
     return sw.make_row(rules, deal, budgets, status, solution_length=length, nodes=nodes,
-                       reason="nodes" if status == "unknown" else "")
+                       reason="nodes" if status == "unknown" else "", proof=proof)
 
 
 @pytest.fixture(scope="module")
@@ -55,8 +54,8 @@ def folder(tmp_path_factory):
 
     Deal d (first run): solved with nodes 10*d for d % 4 != 0, unknown for d % 8 == 0,
     unsolvable for d % 8 == 4.  Rerun: deals 1, 2 solved again (other nodes), deal 3 unknown
-    at the bigger budget, deal 8 (unknown before) solved.  Deal 4's unsolvable row carries a proof
-    in a newer file with a ``proof`` column."""
+    at the bigger budget, deal 8 (unknown before) solved.  The first run's file is of schema
+    version 1 (no ``engine``/``proof`` columns); deal 4's rerun row carries a proof."""
     root = tmp_path_factory.mktemp("tables") / "results"
     out = root / VARIANT
     first = []
@@ -67,10 +66,10 @@ def folder(tmp_path_factory):
             first.append(_row(d, SMALL, "unsolvable", 7 * d))
         else:
             first.append(_row(d, SMALL, "solved", 10 * d, length=100 + d))
-    _write(out, first, SMALL)
+    _write(out, first, SMALL, version1=True)
     _write(out, [_row(1, BIG, "solved", 11, 201), _row(2, BIG, "solved", 22, 202), _row(3, BIG, "unknown", 5000),
                  _row(8, BIG, "solved", 4321, 308)], BIG)
-    _write(out, [_row(4, BIG, "unsolvable", 99)], BIG, extra_columns={"proof": ["exhausted"]})
+    _write(out, [_row(4, BIG, "unsolvable", 99, proof="exhausted")], BIG)
     return root
 
 

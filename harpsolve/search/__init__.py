@@ -12,11 +12,14 @@ importing numba.
 HEURISTIC_NAMES = ("static", "lookahead", "fewest-hidden", "foundation-first", "stock-last", "weighted")
 DEFAULT_HEURISTIC = "lookahead"
 
-# "climb": enforced hill-climbing first, then the complete depth-first search
-# with what is left of the node budget.  "dfs": depth-first search only.
+# "portfolio": the engines of search/engine.py (PORTFOLIO) in rounds of doubling
+# budgets -- the arrangement-free engine, restarts, hill-climbing, relaxations,
+# the complete depth-first search.  "climb": the first sessions' phases (weighted
+# A*, hill-climbing, depth-first search with an unproved cut, then the complete
+# search with what is left).  "dfs": the complete depth-first search only.
 # "astar": A*, a minimal solution under a cost model (search/astar.py);
 # "wastar": weighted A*, a solution within a factor --weight of minimal.
-ALGORITHM_NAMES = ("climb", "dfs", "astar", "wastar")
+ALGORITHM_NAMES = ("portfolio", "climb", "dfs", "astar", "wastar")
 ASTAR_ALGORITHMS = ("astar", "wastar")
 COST_NAMES = ("tokens", "moves", "score")
-DEFAULT_ALGORITHM = "climb"
+DEFAULT_ALGORITHM = "portfolio"

@@ -46,7 +46,7 @@ from ..state import (
     MAXLEN, O_COLS, O_DOWN, O_FOUND, O_LEN, O_OBLIG, O_RECYC, O_TLEN, O_TPTR, P_DECKS, P_DOMINANCE, P_HEUR, P_NCOL,
     P_NOISE, P_PASSES, P_SEED, P_W0, _fingerprint, _mix_a,
 )
-from .tt import _claim
+from .tt import ENTRY_BYTES, _claim
 
 # counters (int64 array ``ctr``)
 C_NODES, C_STORED, C_DEPTH, C_INCOMPLETE, C_MAXDEPTH, C_SIZE = range(6)
@@ -285,3 +285,158 @@ def _root(stack, moves, mstart, nmoves, nxt, scores, autobuf, t1, t2, tv, ctr, p
     nmoves[0] = n
     nxt[0] = 0
     return na
+
+
+# ---- the Python side: buffers and a resumable run --------------------------------------
+MAX_DEPTH = 32768       # deepest search path (past it: "unknown", never "unsolvable")
+MOVE_STACK = 1 << 22    # move lists of all the nodes on the path, stacked
+NODE_SLICE = 100_000    # nodes per kernel call: the clock is read between calls
+ENTRY_BYTES_DFS = ENTRY_BYTES + 8  # a table entry: the 128-bit key, and the payload of stock dominance
+
+
+class Buffers:
+    """One depth-first search's stack, move lists and table.
+
+    Allocated once per process and role (:func:`buffers`) and reused: the
+    stack and move lists are big (~50 MB, mapped lazily), the table is
+    cleared rather than reallocated while it keeps its first size.
+    """
+
+    def __init__(self):
+        from ..state import STATE_BYTES
+        from ..movegen import MAX_MOVES
+
+        self.stack = np.zeros((MAX_DEPTH + 1, STATE_BYTES), np.uint8)
+        self.moves = np.zeros(MOVE_STACK, np.int64)
+        self.mstart = np.zeros(MAX_DEPTH, np.int64)
+        self.nmoves = np.zeros(MAX_DEPTH, np.int32)
+        self.nxt = np.zeros(MAX_DEPTH, np.int32)
+        self.scores = np.zeros(MAX_MOVES, np.int32)
+        self.autobuf = np.zeros(256, np.int64)
+        self.t1 = self.t2 = self.tv = None
+
+    def fresh_table(self, capacity: int) -> None:
+        from .tt import new_payload, new_table
+
+        if self.t1 is not None and self.t1.shape[0] == capacity:
+            self.t1.fill(0)
+            self.t2.fill(0)
+        else:
+            self.t1, self.t2 = new_table(capacity)
+            self.tv = new_payload(capacity)
+
+    def table_bytes(self) -> int:
+        return 0 if self.t1 is None else self.t1.shape[0] * ENTRY_BYTES_DFS
+
+    def trim(self, keep: int = 64 << 20) -> None:
+        """Let a big table go (the next search starts small anyway)."""
+        if self.table_bytes() > keep:
+            self.t1 = self.t2 = self.tv = None
+
+
+_POOL: dict[str, Buffers] = {}
+
+
+def buffers(role: str) -> Buffers:
+    """This process's buffers for ``role``: searches that may be paused at the same time
+    (the engines of one schedule) use different roles."""
+    b = _POOL.get(role)
+    if b is None:
+        b = _POOL[role] = Buffers()
+    return b
+
+
+def trim_pool() -> None:
+    for b in _POOL.values():
+        b.trim()
+
+
+class DfsSearch:
+    """One depth-first search from ``root`` under the kernel vector ``p``, run in slices.
+
+    ``advance`` goes on exactly where the last call stopped (the kernel keeps
+    all of its state in the buffers), so a schedule can give a search slices
+    in turn without losing work.  Only one search may use a :class:`Buffers`
+    at a time.
+    """
+
+    def __init__(self, root: np.ndarray, p: np.ndarray, buf: Buffers, initial_table: int = 1 << 14):
+        self.p, self.buf = p, buf
+        buf.fresh_table(initial_table)
+        self.ctr = np.zeros(C_SIZE, np.int64)
+        buf.stack[0] = root
+        b = buf
+        na = _root(b.stack, b.moves, b.mstart, b.nmoves, b.nxt, b.scores, b.autobuf, b.t1, b.t2, b.tv, self.ctr, p)
+        self.final = None  # (kernel code, reason) once the search has ended
+        if _won(b.stack[0], p):
+            self.ctr[C_DEPTH] = 0
+            self.final = (R_SOLVED, "")
+        elif na < 0:
+            self.ctr[C_INCOMPLETE] = 1
+            self.final = (R_EXHAUSTED, "depth")
+
+    @property
+    def nodes(self) -> int:
+        return int(self.ctr[C_NODES])
+
+    @property
+    def states(self) -> int:
+        return int(self.ctr[C_STORED])
+
+    @property
+    def max_depth(self) -> int:
+        return int(self.ctr[C_MAXDEPTH])
+
+    @property
+    def complete(self) -> bool:
+        """No part of the graph was cut off (stack or move-list overflow): an exhausted
+        search is then a proof."""
+        return not self.ctr[C_INCOMPLETE]
+
+    def advance(self, nodes: int = 0, deadline: float | None = None, reserve=None):
+        """Search on for at most ``nodes`` more nodes (0 = no limit) or until ``deadline``
+        (a ``time.perf_counter()`` value).  ``reserve(nbytes)`` is asked before the table
+        grows to ``nbytes`` and may refuse.
+
+        Returns (code, reason): (R_SOLVED, ""), (R_EXHAUSTED, "" or "depth") -- final --,
+        or (None, "nodes" | "time") -- paused, call again -- or (None, "memory"): final.
+        """
+        import time
+
+        from .tt import _rehash, new_payload, new_table
+
+        if self.final is not None:
+            return self.final
+        b, ctr = self.buf, self.ctr
+        stop = int(ctr[C_NODES]) + nodes if nodes else None
+        while True:
+            n = NODE_SLICE
+            if stop is not None:
+                n = min(n, stop - int(ctr[C_NODES]))
+                if n <= 0:
+                    return None, "nodes"
+            code = _dfs(b.stack, b.moves, b.mstart, b.nmoves, b.nxt, b.scores, b.autobuf,
+                        b.t1, b.t2, b.tv, ctr, self.p, n)
+            if code == R_GROW:
+                size = b.t1.shape[0] * 2
+                if reserve is not None and not reserve(size * ENTRY_BYTES_DFS):
+                    self.final = (None, "memory")
+                    return self.final
+                n1, n2 = new_table(size)
+                nv = new_payload(size)
+                _rehash(b.t1, b.t2, b.tv, n1, n2, nv)
+                b.t1, b.t2, b.tv = n1, n2, nv
+                continue
+            if code == R_SOLVED:
+                self.final = (R_SOLVED, "")
+                return self.final
+            if code == R_EXHAUSTED:
+                self.final = (R_EXHAUSTED, "" if self.complete else "depth")
+                return self.final
+            if deadline is not None and time.perf_counter() > deadline:
+                return None, "time"
+
+    def path(self) -> list[int]:
+        """The kernel moves from the root to the won position on the stack (after R_SOLVED)."""
+        b = self.buf
+        return [int(b.moves[b.mstart[k] + b.nxt[k] - 1]) for k in range(int(self.ctr[C_DEPTH]))]

@@ -144,3 +144,62 @@ def _ehc(start, p, stages, queue, parent, pmove, t1, t2, slots, moves, scores, a
             j = parent[j]
         plen += k
         cur[:] = queue[found]
+
+
+# ---- the Python side ----------------------------------------------------------------------
+CLIMB_QUEUE = 1 << 16       # states one breadth-first step may hold
+PATH_CAP = 1 << 14          # longest climbed path
+
+
+def climb_stages(p: np.ndarray) -> np.ndarray:
+    """The move sets each climbing step tries in turn, as rows of kernel params.
+
+    With a pass limit the stock is a resource that a greedy climb burns: the
+    nearest gain is often a card deep in the stock, one move away but
+    passing over every card before it.  So a step first looks for a gain
+    drawing at most one card, then anywhere in this pass, and only then
+    turns the waste over.  Without a pass limit every row is the rules'.
+    """
+    from ..state import P_PASSES, P_REACH
+
+    if p[P_PASSES] == 0:
+        return p[None, :].copy()
+    near, this_pass = p.copy(), p.copy()
+    near[P_REACH] = 1
+    this_pass[P_PASSES] = 1  # no waste-to-stock turn
+    return np.stack([near, this_pass, p])
+
+
+class _Buffers:
+    def __init__(self):
+        from ..movegen import MAX_MOVES
+        from ..state import STATE_BYTES
+        from .tt import new_table
+
+        self.queue = np.zeros((CLIMB_QUEUE, STATE_BYTES), np.uint8)
+        self.parent = np.zeros(CLIMB_QUEUE, np.int64)
+        self.pmove = np.zeros(CLIMB_QUEUE, np.int64)
+        self.t1, self.t2 = new_table(4 * CLIMB_QUEUE)
+        self.slots = np.zeros(CLIMB_QUEUE, np.int64)
+        self.path = np.zeros(PATH_CAP, np.int64)
+        self.moves = np.zeros(MAX_MOVES, np.int64)
+        self.scores = np.zeros(MAX_MOVES, np.int32)
+        self.autobuf = np.zeros(256, np.int64)
+
+
+_BUF: _Buffers | None = None
+
+
+def climb_once(start: np.ndarray, p: np.ndarray, stages: np.ndarray, cap: int, seed: int):
+    """One climb from ``start`` (safe moves made) with at most ``cap`` nodes; ``seed`` 0 keeps
+    the generator's order, others shuffle it.  Returns (path of kernel moves or None, nodes)."""
+    global _BUF
+    if _BUF is None:
+        _BUF = _Buffers()
+    b = _BUF
+    ctr = np.zeros(2, np.int64)
+    e = _ehc(start, p, stages, b.queue, b.parent, b.pmove, b.t1, b.t2, b.slots, b.moves, b.scores, b.autobuf,
+             b.path, ctr, cap, seed)
+    if e == E_SOLVED:
+        return [int(x) for x in b.path[:ctr[1]]], int(ctr[0])
+    return None, int(ctr[0])

@@ -33,13 +33,9 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-import numpy as np
-
-from .. import movegen as mg
 from ..rules import Rules
-from ..state import ALL_CUTS, STATE_BYTES, kernel_params, pack
+from ..state import ALL_CUTS, kernel_params, pack
 from . import dfs
-from .tt import ENTRY_BYTES, _rehash, new_payload, new_table
 
 BASE_NODES = 5_000        # the first round's budget per run; doubles every round
 STREAMLINE_ROUNDS = 1     # rounds with the streamliners, before the complete rounds
@@ -60,11 +56,7 @@ WEIGHT_SETS: tuple[tuple[tuple[int, ...], int], ...] = (
 )
 
 
-MAX_DEPTH = 32768       # deepest search path (past it: never "unsolvable")
-MOVE_STACK = 1 << 22    # move lists of all the nodes on the path, stacked
-NODE_SLICE = 100_000    # nodes per kernel call: the clock is read between calls
 INITIAL_TABLE = 1 << 14  # most runs are small: a table this size fills and clears fast
-DFS_ENTRY_BYTES = ENTRY_BYTES + 8  # the key, and the payload of stock dominance (dfs.py)
 
 
 @dataclass
@@ -105,26 +97,11 @@ def schedule(max_nodes: int, *, streamline: bool = True):
             used += cap
 
 
-class _Buffers:
-    """One depth-first search's stack and table, reused by every run of the process."""
+class _Buffers(dfs.Buffers):
+    """The runs' stack and table (search/dfs.py), reused by every run of the process."""
 
-    def __init__(self):
-        self.stack = np.zeros((MAX_DEPTH + 1, STATE_BYTES), np.uint8)
-        self.moves = np.zeros(MOVE_STACK, np.int64)
-        self.mstart = np.zeros(MAX_DEPTH, np.int64)
-        self.nmoves = np.zeros(MAX_DEPTH, np.int32)
-        self.nxt = np.zeros(MAX_DEPTH, np.int32)
-        self.scores = np.zeros(mg.MAX_MOVES, np.int32)
-        self.autobuf = np.zeros(256, np.int64)
-        self.t1 = self.t2 = self.tv = None
-
-    def fresh_table(self):
-        if self.t1 is not None and self.t1.shape[0] == INITIAL_TABLE:
-            self.t1.fill(0)
-            self.t2.fill(0)
-        else:
-            self.t1, self.t2 = new_table(INITIAL_TABLE)
-            self.tv = new_payload(INITIAL_TABLE)
+    def fresh_table(self, capacity: int = INITIAL_TABLE) -> None:
+        super().fresh_table(capacity)
 
 
 _BUF: _Buffers | None = None
@@ -133,43 +110,16 @@ _BUF: _Buffers | None = None
 def _one_run(b: _Buffers, root, p, cap: int, deadline, max_memory: int):
     """One depth-first search from ``root`` under ``p`` with a fresh table, at most ``cap`` nodes.
 
-    Returns (kernel code or None, why it stopped, counters)."""
-    b.fresh_table()
-    ctr = np.zeros(dfs.C_SIZE, np.int64)
-    b.stack[0] = root
-    na = dfs._root(b.stack, b.moves, b.mstart, b.nmoves, b.nxt, b.scores, b.autobuf, b.t1, b.t2, b.tv, ctr, p)
-    if mg._won(b.stack[0], p):
-        ctr[dfs.C_DEPTH] = 0
-        return dfs.R_SOLVED, "", ctr
-    if na < 0:
-        ctr[dfs.C_INCOMPLETE] = 1
-        return dfs.R_EXHAUSTED, "depth", ctr
-    while True:
-        n = min(NODE_SLICE, cap - int(ctr[dfs.C_NODES]))
-        if n <= 0:
-            return None, "nodes", ctr
-        code = dfs._dfs(b.stack, b.moves, b.mstart, b.nmoves, b.nxt, b.scores, b.autobuf,
-                        b.t1, b.t2, b.tv, ctr, p, n)
-        if code == dfs.R_GROW:
-            size = b.t1.shape[0] * 2
-            if size * DFS_ENTRY_BYTES > max_memory:
-                return None, "memory", ctr
-            n1, n2 = new_table(size)
-            nv = new_payload(size)
-            _rehash(b.t1, b.t2, b.tv, n1, n2, nv)
-            b.t1, b.t2, b.tv = n1, n2, nv
-            continue
-        if code != dfs.R_PAUSED:
-            return code, "", ctr
-        if deadline is not None and time.perf_counter() > deadline:
-            return None, "time", ctr
+    Returns (kernel code or None, why it stopped, the search)."""
+    s = dfs.DfsSearch(root, p, b, INITIAL_TABLE)
+    code, why = s.advance(cap, deadline, lambda nbytes: nbytes <= max_memory)
+    return code, why, s
 
 
 def run(rules: Rules, layout, *, max_nodes: int, deadline: float | None = None, max_memory: int = 1 << 30,
         streamline: bool = True, verify: bool = True, cuts: int = ALL_CUTS) -> RestartResult:
     """Classify one layout with the portfolio (``deadline``: a time.perf_counter() value or None)."""
-    from ..solver import shortcut, shorten  # (solver imports search/: not at the top)
-    from ..solution import path_tokens
+    from .shortcut import line_tokens
 
     global _BUF
     if _BUF is None:
@@ -183,18 +133,17 @@ def run(rules: Rules, layout, *, max_nodes: int, deadline: float | None = None, 
             reason = "time"
             break
         p = run_params(rules, k, level, streamlined=streamlined, cuts=cuts)
-        code, why, ctr = _one_run(b, root, p, cap, deadline, max_memory)
+        code, why, s = _one_run(b, root, p, cap, deadline, max_memory)
         runs += 1
-        nodes += int(ctr[dfs.C_NODES])
-        states = int(ctr[dfs.C_STORED])
+        nodes += s.nodes
+        states = s.states
         name = f"restart {'s' if streamlined else 'r'}{level}.{k}"
         if code == dfs.R_SOLVED:
-            path = [int(b.moves[b.mstart[k] + b.nxt[k] - 1]) for k in range(int(ctr[dfs.C_DEPTH]))]
-            tokens = path_tokens(root, shortcut(root, shorten(root, path, p), p), p)
+            tokens = line_tokens(root, s.path(), p)
             if verify:
                 _verify(rules, layout, tokens)
             return RestartResult("solved", name, None, tokens, nodes, states, "", runs)
-        if code == dfs.R_EXHAUSTED and not ctr[dfs.C_INCOMPLETE] and not streamlined:
+        if code == dfs.R_EXHAUSTED and s.complete and not streamlined:
             return RestartResult("unsolvable", name, "exhausted", None, nodes, states, "", runs)
         if why in ("time", "memory"):
             reason = why

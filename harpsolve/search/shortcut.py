@@ -80,3 +80,55 @@ def _shortcut(start, path, n, p, moves, scores, autobuf, out):
         k += 1
         i = best
     return k
+
+
+# ---- the Python side ---------------------------------------------------------------------
+def shorten(root: np.ndarray, path: list[int], p: np.ndarray) -> list[int]:
+    """Cut every loop out of a solution path: where a position repeats, drop the moves between.
+
+    Depth-first search finds long, wandering solutions; a position met twice
+    (byte for byte, so the later moves still apply) means the moves between
+    the two visits did nothing.  The result replays exactly like the input.
+    """
+    st = root.copy()
+    buf = np.zeros(256, np.int64)
+    _auto(st, p, buf)
+    seen = {st.tobytes(): 0}
+    kept: list[int] = []
+    for m in path:
+        _step(st, np.int64(m), p, buf)
+        key = st.tobytes()
+        if key in seen:
+            del kept[seen[key]:]
+            # forget the positions inside the cut loop
+            seen = {k: i for k, i in seen.items() if i <= len(kept)}
+        else:
+            kept.append(m)
+            seen[key] = len(kept)
+    return kept
+
+
+def shortcut(root: np.ndarray, path: list[int], p: np.ndarray) -> list[int]:
+    """Jump ahead wherever one move reaches a later position of the path (:func:`_shortcut`)."""
+    from ..movegen import MAX_MOVES
+
+    if not path:
+        return path
+    st = root.copy()
+    buf = np.zeros(256, np.int64)
+    _auto(st, p, buf)
+    arr = np.array(path, np.int64)
+    out = np.zeros(len(path), np.int64)
+    for _ in range(3):  # a jump can open new ones; a few passes catch nearly all
+        n = _shortcut(st, arr, len(arr), p, np.zeros(MAX_MOVES, np.int64), np.zeros(MAX_MOVES, np.int32), buf, out)
+        if n == len(arr):
+            break
+        arr = out[:n].copy()
+    return [int(x) for x in arr]
+
+
+def line_tokens(root: np.ndarray, path: list[int], p: np.ndarray) -> list[str]:
+    """A kernel path found under ``p`` as SPEC move tokens, loops and detours cut first."""
+    from ..solution import path_tokens
+
+    return path_tokens(root, shortcut(root, shorten(root, path, p), p), p)

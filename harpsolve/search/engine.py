@@ -1,0 +1,575 @@
+"""The solver's engines behind one shape, and its schedule as data.
+
+Every search the solver runs is an *engine*: built for one position and the
+search settings, it is given node budgets in turn (``advance``) and answers
+with an :class:`Outcome` -- ``solved`` with the tokens of a solution,
+``unsolvable`` with the proof, or ``unknown`` (paused, or finished without a
+verdict, with the reason).  A *schedule* is a table of rows (engine, what it
+may conclude, its share); :func:`run` plays a schedule against a budget.
+
+What an engine may conclude is the row's business, not the engine's: an
+engine that can prove (an exhausted complete search) can also be listed for
+solutions only, and an ``unsolvable`` from a row that may only find
+solutions is dropped (the streamlined restarts search a smaller graph).
+
+Two ways to play a schedule (``Schedule.mode``):
+
+``rounds`` (the portfolio, the default algorithm): round r gives every row
+    ``weight * BASE_SLICE * 2**r`` nodes, in table order; resumable engines go
+    on where they stopped, the others start a new run with the bigger budget.
+    The budget only decides where this stops: a deal decided within N nodes
+    is decided the same way, in the same nodes, under any budget >= N
+    (``tests/test_engine.py`` checks it).
+``phases`` (the first sessions' ``climb`` schedule, kept for comparison):
+    each row runs once with ``weight`` x the budget (at most ``cap`` nodes),
+    the last row with what is left.
+
+Node counts differ between engines (the arrangement-free engine counts
+abstract states entered, the depth-first searches nodes expanded); the
+budget is their sum.  Memory (``max_memory``) is shared: the tables of all
+the engines of one solve together stay under it.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+SOLUTIONS, PROOFS, BOTH = "solutions", "proofs", "both"
+CONCLUDES = (SOLUTIONS, PROOFS, BOTH)
+BASE_SLICE = 1_000          # nodes per unit of weight in round 0 (doubles every round)
+CLIMB_ATTEMPTS = 32         # the climb is greedy: restarts commit to other improvements
+WASTAR_WEIGHT = 5.0         # the weighted A* engine's factor (Baker's Game: ~100-move solutions)
+WASTAR_MAX_NODES = 300_000  # ...and its largest run
+INITIAL_TABLE = 1 << 14
+
+
+@dataclass
+class Outcome:
+    """What a search concluded: ``status`` solved / unsolvable / unknown.
+
+    ``engine`` names the engine (and run) that decided; ``proof`` says why an
+    ``unsolvable`` is one (``exhausted``, ``exhausted: arrangement-free``,
+    ``relaxed: draw=1``, ``dead end: 7C``); ``tokens`` is the solution (SPEC
+    move tokens, not yet replayed); ``reason`` why ``unknown`` (``nodes``,
+    ``time``, ``memory``, ``depth``...).
+    """
+
+    status: str
+    engine: str = ""
+    proof: str | None = None
+    tokens: list[str] | None = None
+    nodes: int = 0
+    states: int = 0
+    reason: str = ""
+    max_depth: int = 0
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One row of a schedule."""
+
+    engine: str
+    concludes: str
+    weight: float = 1.0
+    cap: int = 0          # at most this many nodes (0: no cap); in rounds, one run of this many
+
+
+@dataclass(frozen=True)
+class Schedule:
+    name: str
+    mode: str             # "rounds" or "phases"
+    entries: tuple[Entry, ...]
+
+
+@dataclass
+class Position:
+    """The position to decide, with the search switches every engine shares."""
+
+    rules: object
+    layout: object
+    heuristic: int = 1
+    auto: bool = True
+    prune: bool = True
+    cuts: int = 0
+    root: np.ndarray = field(init=False)
+    p: np.ndarray = field(init=False)   # the classifier's kernel vector
+
+    def __post_init__(self):
+        from ..state import kernel_params, pack
+
+        self.root = pack(self.layout, self.rules)
+        self.p = kernel_params(self.rules, auto=self.auto, prune=self.prune, heuristic=self.heuristic,
+                               dominance=True, cuts=self.cuts)
+
+
+class Memory:
+    """The table bytes of the engines of one solve, against one limit."""
+
+    def __init__(self, limit: int):
+        self.limit, self.held = limit, {}
+
+    def reserve_for(self, owner: str):
+        def reserve(nbytes: int) -> bool:
+            others = sum(v for k, v in self.held.items() if k != owner)
+            if others + nbytes > self.limit:
+                return False
+            self.held[owner] = nbytes
+            return True
+        return reserve
+
+    def release(self, owner: str) -> None:
+        self.held.pop(owner, None)
+
+
+# ---- the engines -------------------------------------------------------------------------
+def _with_cuts(pos) -> bool:
+    """Engines with safe moves and cuts of their own run only when the solve keeps the cuts
+    (``auto=False``/``prune=False`` solves are for testing those cuts: the plain search)."""
+    return pos.prune and pos.auto
+
+
+class Engine:
+    """Base: ``advance(nodes, deadline)`` -> Outcome; ``done`` once it will never say more."""
+
+    name = ""
+
+    def __init__(self, pos: Position, memory: Memory):
+        self.pos, self.memory = pos, memory
+        self.done = False
+        self.nodes = 0
+
+    @staticmethod
+    def applies(pos: Position) -> bool:
+        return True
+
+    def advance(self, nodes: int, deadline: float | None) -> Outcome:
+        raise NotImplementedError
+
+    def close(self) -> None:
+        self.memory.release(self.name)
+
+
+class _DfsEngine(Engine):
+    """A complete depth-first search (search/dfs.py), resumable."""
+
+    role = "dfs"
+    proof = "exhausted"
+
+    def params(self):
+        return self.pos.p
+
+    def __init__(self, pos, memory):
+        super().__init__(pos, memory)
+        from . import dfs
+
+        self.kp = self.params()
+        self.search = dfs.DfsSearch(pos.root, self.kp, dfs.buffers(self.role), INITIAL_TABLE)
+
+    def advance(self, nodes, deadline):
+        from . import dfs
+        from .shortcut import line_tokens
+
+        s = self.search
+        before = s.nodes
+        code, why = s.advance(nodes, deadline, self.memory.reserve_for(self.name))
+        self.nodes += s.nodes - before
+        out = Outcome("unknown", self.name, nodes=s.nodes, states=s.states, reason=why, max_depth=s.max_depth)
+        if code == dfs.R_SOLVED:
+            out.status, out.tokens = "solved", line_tokens(self.pos.root, s.path(), self.kp)
+        elif code == dfs.R_EXHAUSTED and s.complete:
+            out.status, out.proof = "unsolvable", self.proof
+        if code is not None or why == "memory":
+            self.done = True
+        return out
+
+
+class Dfs(_DfsEngine):
+    """The classifier: the complete depth-first search with the proved cuts only."""
+
+    name = "dfs"
+
+
+class FastDfs(_DfsEngine):
+    """Depth-first search with the unproved extra cut (movegen: aggressive): solutions only."""
+
+    name = "fast-dfs"
+    role = "fast-dfs"
+
+    @staticmethod
+    def applies(pos):
+        return pos.prune
+
+    def params(self):
+        from ..state import kernel_params
+
+        return kernel_params(self.pos.rules, auto=self.pos.auto, prune=True, heuristic=self.pos.heuristic,
+                             aggressive=True, cuts=self.pos.cuts, dominance=True)
+
+
+class Climb(Engine):
+    """Enforced hill-climbing (search/ehc.py) with the unproved extra cut: solutions only.
+
+    In ``rounds`` each advance is one climb with that budget (the first keeps
+    the generator's order, later ones shuffle it); in ``phases`` the budget is
+    split over up to 32 climbs of at least a few thousand nodes each.
+    """
+
+    name = "climb"
+
+    @staticmethod
+    def applies(pos):
+        return pos.prune
+
+    def __init__(self, pos, memory, split: bool = False):
+        super().__init__(pos, memory)
+        from .. import movegen as mg
+        from ..state import kernel_params
+        from .ehc import climb_stages
+
+        self.kp = kernel_params(pos.rules, auto=pos.auto, prune=True, heuristic=pos.heuristic, aggressive=True,
+                                cuts=pos.cuts)
+        self.stages = climb_stages(self.kp)
+        self.start = pos.root.copy()
+        mg._auto(self.start, self.kp, np.zeros(256, np.int64))
+        self.split = split
+        self.attempt = 0
+
+    def _one(self, cap):
+        from .ehc import climb_once
+        from .shortcut import line_tokens
+
+        path, used = climb_once(self.start, self.kp, self.stages, cap, self.attempt)
+        self.attempt += 1
+        self.nodes += used
+        if path is not None:
+            self.done = True
+            return Outcome("solved", f"climb {self.attempt}", tokens=line_tokens(self.pos.root, path, self.kp),
+                           nodes=used)
+        return None
+
+    def advance(self, nodes, deadline):
+        from ..state import P_PASSES
+
+        if not self.split:
+            out = self._one(nodes)
+            if self.attempt >= CLIMB_ATTEMPTS:
+                self.done = True
+            return out or Outcome("unknown", self.name, reason="nodes")
+        # phases: a climb needs a few thousand nodes to get anywhere (tens of thousands
+        # under a pass limit, where its steps search longer): small budgets get fewer climbs
+        least = 8_000 if self.kp[P_PASSES] > 0 else 2_000
+        climbs = max(1, min(CLIMB_ATTEMPTS, nodes // least))
+        used = 0
+        for k in range(climbs):
+            share = (nodes - used) // (climbs - k)
+            if share <= 0:
+                break
+            before = self.nodes
+            out = self._one(share)
+            used += self.nodes - before
+            if out is not None:
+                return out
+        self.done = True
+        return Outcome("unknown", self.name, reason="nodes")
+
+
+class WAStar(Engine):
+    """Weighted A* (search/astar.py, weight 5) in games with every card face up: short solutions,
+    and, since it keeps only the proved cuts, an exhausted open list is a proof.  Not
+    resumable: it runs once, with the budget of its first advance (at most WASTAR_MAX_NODES)."""
+
+    name = "wastar"
+
+    @staticmethod
+    def applies(pos):
+        return pos.prune and pos.rules.face_down == "none"
+
+    def advance(self, nodes, deadline):
+        from . import astar
+
+        cap = min(nodes, WASTAR_MAX_NODES) if nodes else WASTAR_MAX_NODES
+        self.done = True  # one run: a second, bigger one would redo this one's work
+        ap = astar.params_for(self.pos.rules, "moves", auto=self.pos.auto, prune=self.pos.prune)
+        timeout = None if deadline is None else max(1e-6, deadline - time.perf_counter())
+        r = astar.run(self.pos.root, ap, "moves", WASTAR_WEIGHT, max_nodes=cap, timeout=timeout,
+                      max_memory=self.memory.limit - sum(self.memory.held.values()))
+        self.nodes += r.nodes
+        if r.path is not None:
+            from ..solution import path_tokens
+
+            self.done = True
+            return Outcome("solved", self.name, tokens=path_tokens(self.pos.root, r.path, ap), nodes=r.nodes,
+                           states=r.states)
+        if r.code == astar.R_EXHAUSTED:
+            self.done = True
+            return Outcome("unsolvable", self.name, proof="exhausted", nodes=r.nodes, states=r.states)
+        return Outcome("unknown", self.name, nodes=r.nodes, reason=r.reason or "nodes")
+
+
+class Afree(Engine):
+    """The arrangement-free engine (search/afree.py), resumable: games where runs move."""
+
+    name = "afree"
+
+    @staticmethod
+    def applies(pos):
+        from . import afree
+
+        return pos.prune and pos.auto and afree.applies(pos.rules)
+
+    def __init__(self, pos, memory, rules=None, owner: str | None = None):
+        super().__init__(pos, memory)
+        from . import afree
+
+        if owner:
+            self.name = owner
+        self.search = afree.Search(rules or pos.rules, pos.layout)
+        if self.search.result is not None and self.search.result.status == "unknown":
+            self.done = True  # not a position of the abstraction (a talon too long for the key...)
+
+    def advance(self, nodes, deadline):
+        s = self.search
+        before = s.nodes
+        r = s.advance(nodes, deadline=deadline, reserve=self.memory.reserve_for(self.name))
+        self.nodes += s.nodes - before
+        if r.status != "unknown" or r.reason not in ("nodes", "time"):
+            self.done = True
+        return Outcome(r.status, "afree", proof=r.proof, tokens=r.tokens, nodes=r.nodes, states=r.states,
+                       reason=r.reason)
+
+
+class Restarts(Engine):
+    """The restart portfolio (search/restarts.py), resumable run by run: a streamlined round,
+    then rounds of eight move orders with doubling budgets, each a fresh depth-first search."""
+
+    name = "restarts"
+    applies = staticmethod(_with_cuts)
+
+    def __init__(self, pos, memory):
+        super().__init__(pos, memory)
+        from . import restarts
+
+        self.runs = restarts.schedule(0)
+        self.cur = None
+
+    def _next(self):
+        from . import dfs, restarts
+
+        level, k, streamlined, cap = next(self.runs)
+        p = restarts.run_params(self.pos.rules, k, level, streamlined=streamlined, cuts=self.pos.cuts)
+        self.cur = (f"restarts {'s' if streamlined else 'r'}{level}.{k}", streamlined, cap, p,
+                    dfs.DfsSearch(self.pos.root, p, dfs.buffers("restarts"), restarts.INITIAL_TABLE))
+
+    def advance(self, nodes, deadline):
+        from . import dfs
+        from .shortcut import line_tokens
+
+        used = 0
+        while not nodes or used < nodes:
+            if self.cur is None:
+                self._next()
+            name, streamlined, cap, p, s = self.cur
+            left = cap - s.nodes
+            step = left if not nodes else min(left, nodes - used)
+            before = s.nodes
+            code, why = s.advance(step, deadline, self.memory.reserve_for(self.name))
+            used += s.nodes - before
+            self.nodes += s.nodes - before
+            if code == dfs.R_SOLVED:
+                self.done = True
+                return Outcome("solved", name, tokens=line_tokens(self.pos.root, s.path(), p), nodes=s.nodes,
+                               states=s.states, max_depth=s.max_depth)
+            if code == dfs.R_EXHAUSTED and s.complete and not streamlined:
+                self.done = True
+                return Outcome("unsolvable", name, proof="exhausted", nodes=s.nodes, states=s.states)
+            if why == "time":
+                return Outcome("unknown", self.name, reason="time")
+            if code is not None or why == "memory" or s.nodes >= cap:
+                self.cur = None  # this run is over: the next one
+        return Outcome("unknown", self.name, reason="nodes")
+
+
+class Relax(Engine):
+    """Proofs through weaker games (search/relax.py): the dead-end test at the first advance,
+    then a complete search of each weaker game (the arrangement-free engine where it applies,
+    else the depth-first search), sharing each advance.  A weaker game that is won proves
+    nothing and is dropped, with every weaker game that includes it."""
+
+    name = "relax"
+    applies = staticmethod(_with_cuts)
+
+    def __init__(self, pos, memory):
+        super().__init__(pos, memory)
+        self.subs = None
+
+    def _start(self):
+        from . import afree, relax
+        from ..state import kernel_params
+
+        self.subs = []
+        for k, row in enumerate(relax.relaxations(self.pos.rules)):
+            game = row.relax(self.pos.rules)
+            owner = f"relax {k}"
+            if afree.applies(game):
+                eng = Afree(self.pos, self.memory, rules=game, owner=owner)
+                if not eng.done:
+                    self.subs.append((row, game, eng))
+                    continue
+            p = kernel_params(game, heuristic=self.pos.heuristic, dominance=True, cuts=self.pos.cuts)
+            eng = _DfsSub(self.pos, self.memory, p, owner)
+            self.subs.append((row, game, eng))
+
+    def advance(self, nodes, deadline):
+        from . import relax
+
+        if self.subs is None:
+            card = relax.dead_end(self.pos.rules, self.pos.layout)
+            self.nodes += 1
+            if card is not None:
+                self.done = True
+                return Outcome("unsolvable", "relax", proof=f"dead end: {card}", nodes=1)
+            self._start()
+        live = [s for s in self.subs if not s[2].done]
+        for row, game, eng in live:
+            before = eng.nodes
+            out = eng.advance(max(1, nodes // len(live)) if nodes else 0, deadline)
+            self.nodes += eng.nodes - before
+            if out.status == "unsolvable":
+                self.done = True
+                return Outcome("unsolvable", f"relax ({out.engine})", proof=row.proof, nodes=out.nodes,
+                               states=out.states)
+            if out.status == "solved":
+                eng.done = True
+                for other in self.subs:  # a game that includes a won game is won too
+                    if relax._includes(other[1], game):
+                        other[2].done = True
+            if deadline is not None and time.perf_counter() > deadline:
+                break
+        if all(s[2].done for s in self.subs):
+            self.done = True
+        return Outcome("unknown", self.name, reason="nodes")
+
+    def close(self):
+        for _, _, eng in self.subs or ():
+            eng.close()
+
+
+class _DfsSub(_DfsEngine):
+    """A complete depth-first search of a weaker game (Relax): its own buffers and owner name."""
+
+    def __init__(self, pos, memory, p, owner):
+        self.name = self.role = owner
+        self._p = p
+        super().__init__(pos, memory)
+
+    def params(self):
+        return self._p
+
+
+ENGINES = {e.name: e for e in (Dfs, FastDfs, Climb, WAStar, Afree, Restarts, Relax)}
+
+# ---- the schedules -----------------------------------------------------------------------
+# The portfolio (algorithm "portfolio", the default).  Rows whose engine does not apply to
+# the rules are skipped, so one table serves every game: Baker's Game gets weighted A*,
+# the run-moving games the arrangement-free engine, the single-card games the restarts.
+# Shares measured: benchmarks/README.md, "Portfolio".
+PORTFOLIO = Schedule("portfolio", "rounds", (
+    Entry("relax", PROOFS, 0.5),
+    Entry("wastar", BOTH, 0.0, WASTAR_MAX_NODES),
+    Entry("climb", SOLUTIONS, 1.0),
+    Entry("afree", BOTH, 4.0),
+    Entry("restarts", BOTH, 4.0),
+    Entry("dfs", BOTH, 1.0),
+))
+# The first sessions' schedule, as data: weighted A* (face-up games), hill-climbing and the
+# depth-first search with the unproved cut, then the complete search with what is left.
+CLIMB = Schedule("climb", "phases", (
+    Entry("wastar", BOTH, 0.2, 300_000),
+    Entry("climb", SOLUTIONS, 0.4, 1_000_000),
+    Entry("fast-dfs", SOLUTIONS, 0.4, 2_000_000),
+    Entry("dfs", BOTH, 1.0),
+))
+DFS = Schedule("dfs", "phases", (Entry("dfs", BOTH, 1.0),))
+SCHEDULES = {s.name: s for s in (PORTFOLIO, CLIMB, DFS)}
+
+
+def _allowed(entry: Entry, status: str) -> bool:
+    return (status == "solved" and entry.concludes in (SOLUTIONS, BOTH)) or (
+        status == "unsolvable" and entry.concludes in (PROOFS, BOTH))
+
+
+def run(pos: Position, schedule: Schedule, *, max_nodes: int = 0, deadline: float | None = None,
+        max_memory: int = 1 << 30) -> Outcome:
+    """Play ``schedule`` on ``pos`` until an engine decides or the budget runs out."""
+    memory = Memory(max_memory)
+    rows = []
+    for e in schedule.entries:
+        cls = ENGINES[e.engine]
+        if cls.applies(pos):
+            eng = cls(pos, memory, split=True) if cls is Climb and schedule.mode == "phases" else cls(pos, memory)
+            rows.append((e, eng))
+    total = 0
+    reason = ""
+    try:
+        if schedule.mode == "phases":
+            for i, (e, eng) in enumerate(rows):
+                left = max_nodes - total if max_nodes else 0
+                if max_nodes and left <= 0:
+                    return Outcome("unknown", reason="nodes", nodes=total)
+                last = i == len(rows) - 1
+                cap = left if last else int(e.weight * left) if max_nodes else 0
+                if e.cap:
+                    cap = min(cap, e.cap) if cap else e.cap
+                out = eng.advance(cap, deadline if last else None)
+                total += eng.nodes
+                if out.status != "unknown" and _allowed(e, out.status):
+                    out.nodes = total
+                    return out
+                reason = out.reason if last else reason
+            return Outcome("unknown", reason=reason or "nodes", nodes=total,
+                           states=rows[-1][1].search.states if rows and hasattr(rows[-1][1], "search") else 0)
+        rnd = 0
+        while any(not eng.done for _, eng in rows):
+            for e, eng in rows:
+                if eng.done:
+                    continue
+                # a row with a cap runs once with it (an engine that is not resumable and
+                # does best with one big run); the others get the round's share
+                share = e.cap if e.cap else int(e.weight * BASE_SLICE) << rnd
+                if max_nodes:
+                    share = min(share, max_nodes - total)
+                    if share <= 0:
+                        return Outcome("unknown", reason="nodes", nodes=total)
+                before = eng.nodes
+                out = eng.advance(share, deadline)
+                total += eng.nodes - before
+                if out.status != "unknown":
+                    if _allowed(e, out.status):
+                        out.nodes = total
+                        return out
+                    eng.done = True
+                elif out.reason and out.reason not in ("nodes", "time"):
+                    reason = out.reason  # an engine that gave up: "memory", "depth"...
+                if deadline is not None and time.perf_counter() > deadline:
+                    return Outcome("unknown", reason="time", nodes=total)
+            rnd += 1
+        return Outcome("unknown", reason=reason or "exhausted without a proof", nodes=total)
+    finally:
+        for _, eng in rows:
+            eng.close()
+
+
+def warm_up(pos: Position, schedule: Schedule, nodes: int = 200) -> None:
+    """Load (or compile) the kernels of every engine ``schedule`` would run on ``pos``: a few
+    nodes of each, so that no timed solve pays for it."""
+    memory = Memory(1 << 30)
+    for e in schedule.entries:
+        cls = ENGINES[e.engine]
+        if cls.applies(pos):
+            eng = cls(pos, memory)
+            try:
+                eng.advance(nodes, None)
+            finally:
+                eng.close()

@@ -1,0 +1,91 @@
+"""The engine schedule (search/engine.py): outcomes name their engine and proof, rows that
+may only find solutions never prove, and a budget only decides where the search stops."""
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+from harpsolve.reference import replay
+from harpsolve.rules import get_rules
+from harpsolve.search import engine
+from harpsolve.solver import solve
+
+from positions import deadlock_candidate, endgame
+
+PROOFS = ("exhausted", "exhausted: arrangement-free")
+
+
+def test_schedules_are_tables_of_known_engines():
+    for sched in engine.SCHEDULES.values():
+        assert sched.mode in ("rounds", "phases")
+        assert sched.entries
+        for e in sched.entries:
+            assert e.engine in engine.ENGINES
+            assert e.concludes in engine.CONCLUDES
+            assert e.weight >= 0 and e.cap >= 0
+            assert e.weight > 0 or e.cap > 0, "a row with neither share nor cap never runs"
+
+
+@pytest.mark.parametrize("variant,deal", [("klondike-3", 5), ("easy-harp", 1), ("endless-harp", 3),
+                                          ("klondike-1", 3), ("harp", 5), ("klondike-3", 2)])
+def test_a_bigger_budget_decides_the_same_way_in_the_same_nodes(variant, deal):
+    """The portfolio's rounds do not depend on the budget: whatever a budget decides, any
+    bigger budget (and no budget) decides identically -- same status, engine, nodes."""
+    small = solve(variant, deal, max_nodes=300_000)
+    assert small.status != "unknown", "pick a deal the portfolio decides within the small budget"
+    for bigger in (small.nodes + 1, 2 * small.nodes + 7, 3_000_000, 0):
+        r = solve(variant, deal, max_nodes=bigger)
+        assert (r.status, r.engine, r.proof, r.nodes, r.moves) == (
+            small.status, small.engine, small.proof, small.nodes, small.moves), bigger
+
+
+def test_the_budget_cut_short_is_unknown():
+    small = solve("easy-harp", 1, max_nodes=300_000)
+    r = solve("easy-harp", 1, max_nodes=small.nodes - 1)
+    assert r.status == "unknown" and r.reason == "nodes" and r.nodes <= small.nodes - 1
+
+
+def test_a_solutions_only_row_never_proves():
+    """The same complete search listed for solutions only: its exhausted graph is no verdict."""
+    rules = get_rules("klondike-3")
+    from harpsolve.deals import deal_layout
+
+    pos = engine.Position(rules, deal_layout(rules, 2), cuts=0)
+    proving = engine.Schedule("t", "rounds", (engine.Entry("dfs", engine.BOTH, 1.0),))
+    finding = engine.Schedule("t", "rounds", (engine.Entry("dfs", engine.SOLUTIONS, 1.0),))
+    assert engine.run(pos, proving).status == "unsolvable"
+    out = engine.run(pos, finding)
+    assert out.status == "unknown" and out.proof is None
+
+
+def test_outcome_names_engine_and_proof_in_the_json():
+    r = solve("klondike-3", 2)  # a dead deal (decided at once)
+    assert r.status == "unsolvable"
+    d = json.loads(json.dumps(r.to_dict()))
+    assert d["engine"] == r.engine and d["proof"] == r.proof
+    assert r.proof in PROOFS or r.proof.startswith(("relaxed: ", "dead end: "))
+    s = solve("klondike-1", 3)
+    assert s.solved and s.engine and s.to_dict()["engine"] == s.engine and "proof" not in s.to_dict()
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(variant=st.sampled_from(["klondike-1", "klondike-3", "endless-harp", "big-harp", "easy-harp", "harp"]),
+       seed=st.integers(0, 2**32), left=st.integers(6, 26), deadlock=st.booleans(), takeback=st.booleans())
+def test_portfolio_agrees_with_the_complete_search(variant, seed, left, deadlock, takeback):
+    """Every engine of the portfolio, whichever decides, agrees with the plain complete
+    depth-first search on random small positions; every solution replays."""
+    rules = get_rules(variant, {"takeback": takeback})
+    rng = random.Random(seed)
+    layout = deadlock_candidate(rules, rng, 11 if rules.decks == 2 else 10) if deadlock else endgame(rules, rng, left)
+    plain = solve(rules, layout=layout, algorithm="dfs", max_nodes=1_000_000)
+    port = solve(rules, layout=layout, max_nodes=1_000_000)
+    if "unknown" not in (plain.status, port.status):
+        assert port.status == plain.status, (port.engine, port.proof)
+    if port.status == "unsolvable":
+        assert port.proof
+    if port.solved:
+        rep = replay(rules, layout, port.moves)
+        assert rep.ok and rep.won
