@@ -301,7 +301,7 @@ def _summary(result) -> list[str]:
         why = _UNKNOWN_WHY.get(result.reason, result.reason or "a budget ran out")
         head = f"unknown: {why}" + (f" ({budget})" if budget else "")
     took = f"{result.seconds * 1e3:.1f} ms" if result.seconds < 10 else f"{result.seconds:.1f} s"
-    by = f" ({result.engine})" if result.engine and result.status != "unknown" else ""
+    by = f"; engine {result.engine}" if result.engine and result.status != "unknown" else ""
     return [head + by, f"nodes {result.nodes:,}, states {result.states:,}, {took}"] + _optimality_lines(result)
 
 
