@@ -201,8 +201,10 @@ def warm_up(rules: Rules, deal: int, setting: Setting) -> float:
 
 
 def bench(variant, deals, settings: list[Setting], *, overrides=None, max_nodes: int | None = None,
-          timeout: float | None = None, max_memory: int | None = None, progress=None) -> BenchResult:
-    """Solve every deal with every setting (turn by turn, after a warm-up each)."""
+          timeout: float | None = None, max_memory: int | None = None, progress=None,
+          polish: bool = False) -> BenchResult:
+    """Solve every deal with every setting (turn by turn, after a warm-up each); ``polish``: also
+    polish each solution for a reader, as ``solve`` does (solver.solve)."""
     from .solver import DEFAULT_MAX_MEMORY, DEFAULT_MAX_NODES, SolverError, solve
 
     rules = variant if isinstance(variant, Rules) else get_rules(variant, overrides)
@@ -218,13 +220,14 @@ def bench(variant, deals, settings: list[Setting], *, overrides=None, max_nodes:
     for i, d in enumerate(deals):
         for s in settings:
             try:
-                r = solve(rules, d, max_nodes=budgets["max_nodes"] or None, timeout=timeout or None,
+                r = solve(rules, d, max_nodes=budgets["max_nodes"] or None, timeout=timeout or None, polish=polish,
                           max_memory=budgets["max_memory"], **s.solve_kwargs())
             except SolverError as e:  # a bug: keep the evidence, go on
                 rows.append(_row(rules, d, s, "error", reason=str(e)[:300]))
                 continue
             rows.append(_row(rules, d, s, r.status, solution_length=len(r.moves) if r.solved else None,
-                             score=r.score, nodes=r.nodes, states=r.states, seconds=r.seconds, reason=r.reason))
+                             score=r.score, nodes=r.nodes, states=r.states, seconds=r.seconds, reason=r.reason,
+                             engine=r.engine, proof=r.proof))
         if progress:
             progress(i + 1, len(deals))
     res = BenchResult(rules, deals, list(settings), rows, warm, budgets)
@@ -237,12 +240,13 @@ def bench(variant, deals, settings: list[Setting], *, overrides=None, max_nodes:
 
 
 def _row(rules, deal, s: Setting, status, *, solution_length=None, score=None, nodes=0, states=0, seconds=0.0,
-         reason=""):
+         reason="", engine=None, proof=None):
     from . import __version__
 
     return dict(variant=rules.name, rules=rules.label, deal=int(deal), setting=s.label, heuristic=s.heuristic
                 if s.algorithm not in ASTAR_ALGORITHMS else "", algorithm=s.algorithm, weight=float(s.weight),
                 status=status, solution_length=solution_length, score=score, nodes=int(nodes), states=int(states),
-                seconds=float(seconds), reason=reason, harpsolve_version=__version__)
+                seconds=float(seconds), reason=reason, engine=engine or None, proof=proof or None,
+                harpsolve_version=__version__)
 
 

@@ -787,9 +787,11 @@ def deals_cmd(variant, status, difficulty, count, seed, rule_overrides, results)
 @click.option("--max-memory", default=None, help="Table budget in bytes or with K/M/G [default: the solver's].")
 @click.option("--out", "out_file", type=click.Path(dir_okay=False), help="Save the raw rows as Parquet.")
 @click.option("--no-progress", is_flag=True, help="No progress line on stderr.")
+@click.option("--polish", is_flag=True, help="Also polish each solution for a reader, as solve does (off: the "
+                                             "search's line, as in a sweep; polishing often costs more than the search).")
 @_results_friendly
 def bench_cmd(variant, deal_range, heuristics, algorithms, weights, cost, rule_overrides, max_nodes, timeout,
-              max_memory, out_file, no_progress):
+              max_memory, out_file, no_progress, polish):
     """Compare search settings side by side on the same deals of RANGE.
 
     \b
@@ -822,7 +824,8 @@ def bench_cmd(variant, deal_range, heuristics, algorithms, weights, cost, rule_o
         if not no_progress and sys.stderr.isatty():
             click.echo(f"\r{i}/{n} deals", nl=(i == n), err=True)
 
-    b = bench(rules, deals, settings, max_nodes=max_nodes, timeout=timeout, max_memory=mem, progress=progress)
+    b = bench(rules, deals, settings, max_nodes=max_nodes, timeout=timeout, max_memory=mem, progress=progress,
+              polish=polish)
     nodes = b.budgets["max_nodes"]
     click.echo(f"{rules.label} deals {format_range(deals)} ({len(deals)} deals), "
                f"{f'{nodes:,} nodes' if nodes else 'no node limit'} per deal and setting"

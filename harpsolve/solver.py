@@ -148,7 +148,7 @@ def solve(variant: str | Rules = "easy-harp", deal: int | None = None, *, layout
           max_memory: int = DEFAULT_MAX_MEMORY, heuristic: str = DEFAULT_HEURISTIC, verify: bool = True,
           auto: bool = True, prune: bool = True, algorithm: str = DEFAULT_ALGORITHM,
           weight: float | None = None, cost: str = "tokens", cuts: int | None = None,
-          settings: SearchSettings | None = None) -> SolveResult:
+          settings: SearchSettings | None = None, polish: bool = True) -> SolveResult:
     """Classify one deal (by number) or one layout.
 
     ``max_nodes``/``timeout``/``max_memory`` are the budgets (None or 0 = no
@@ -163,6 +163,11 @@ def solve(variant: str | Rules = "easy-harp", deal: int | None = None, *, layout
     ``state.CUT_*``); None = all of them with ``prune``, none without.
     ``settings``: a :class:`SearchSettings` instead of the budget, heuristic,
     algorithm, weight and cost keywords (which are validated into one).
+    ``polish``: shorten the found line for a reader (solution.shorten_tokens:
+    fewer turns through the stock, no detours).  It costs more than the search
+    on most deals, so sweeps and ``bench`` leave it out: their solutions are
+    the search's line with its loops and one-move detours cut, replayed all
+    the same.
     """
     rules = resolve_rules(variant, overrides)
     if layout is None:
@@ -197,7 +202,7 @@ def solve(variant: str | Rules = "easy-harp", deal: int | None = None, *, layout
     out = engine.run(pos, schedule, max_nodes=max_nodes or 0, deadline=deadline, max_memory=max_memory)
     if out.status == "solved":
         # a line a player can follow: fewer turns through the stock, no detours (solution.py)
-        result.moves = shorten_tokens(rules, layout, out.tokens)
+        result.moves = shorten_tokens(rules, layout, out.tokens) if polish else out.tokens
     result.status, result.reason = out.status, ("" if out.status != "unknown" else out.reason)
     result.engine, result.proof = out.engine, out.proof
     result.nodes, result.states, result.max_depth = out.nodes, out.states, out.max_depth

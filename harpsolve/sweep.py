@@ -38,7 +38,8 @@ deal                int32      deal number 1 … 999 999
 rules               string     rules label: variant id + overrides (``easy-harp[passes=3]``)
 rules_fingerprint   string     12-hex digest of the rules fields (``Rules.fingerprint()``)
 status              string     ``solved`` | ``unsolvable`` | ``unknown`` | ``error``
-solution_length     int32      moves in the solution (null unless solved)
+solution_length     int32      moves of the verified solution as the search found it (loops and one-move
+                               detours cut, not polished for reading as ``solve`` prints it); null unless solved
 score               int32      Easy Harp score of the solution (null unless scored)
 nodes               int64      search nodes expanded
 states              int64      unique states stored
@@ -302,7 +303,8 @@ def solve_row(rules: Rules, deal: int, budgets: Budgets) -> dict:
     number, layout = (None, deal.layout) if isinstance(deal, LayoutJob) else (deal, None)
     try:
         with _SOLVE_LOCK:
-            r = solve(rules, number, layout=layout, max_nodes=budgets.max_nodes or None, timeout=budgets.timeout or None,
+            r = solve(rules, number, layout=layout, polish=False,
+                      max_nodes=budgets.max_nodes or None, timeout=budgets.timeout or None,
                       max_memory=budgets.max_memory, heuristic=budgets.heuristic, **_algorithm_kwargs(budgets))
     except Exception as e:  # noqa: BLE001 - keep the sweep going, keep the evidence
         return make_row(rules, deal, budgets, "error", seconds=time.perf_counter() - t0,

@@ -125,3 +125,16 @@ def test_readme_solve_examples_are_what_the_code_prints(args, lines):
         if want.startswith("nodes "):
             want, have = want.rsplit(",", 1)[0], have.rsplit(",", 1)[0]
         assert have == want
+
+
+def test_an_unpolished_solution_replays_and_polishing_only_shortens():
+    """Sweeps and bench keep the search's line (``polish=False``); ``solve`` polishes it for a
+    reader.  Both replay to a win (``solve`` verifies every solution), and the polished line is
+    never the longer."""
+    for variant, deal in (("easy-harp", 1), ("klondike-3", 5), ("bakers-game", 1)):
+        raw = solve(variant, deal, polish=False)
+        fine = solve(variant, deal)
+        assert raw.solved and fine.solved and (raw.engine, raw.nodes) == (fine.engine, fine.nodes)
+        assert len(fine.moves) <= len(raw.moves)
+        rep = replay(raw.rules, raw.layout, raw.moves)
+        assert rep.ok and rep.won

@@ -312,16 +312,31 @@ def _normal_pos(rem, p, q):
 # ---- moves -------------------------------------------------------------------------
 @njit(**JIT)
 def _talon_visit(S, q, talon, free, empties, rem, p, rc, out, n, lim):
-    """The plays of the waste top at position ``p`` (after ``rc`` recycles)."""
+    """The plays of the waste top at position ``p`` (after ``rc`` recycles).
+
+    With ``safe``, a card that may go home and is safe (``_safe``) is not
+    also offered onto a column.  Proof: MK_TF j and MK_TC j leave the same
+    talon (the same card removed, the same position and recycles), so their
+    children S_f and S_c differ only in c being home in S_f and uncovered on
+    a parent (or in an empty column) in S_c.  The claim proved in ``_forced``
+    for a tableau card that is safe -- from the state with c home a win is
+    at least one move nearer than from the state with c on the tableau --
+    applies to S_f against S_c (the talon plays no part in it).  So where a
+    shortest win from S plays MK_TC j, MK_TF j reaches a state nearer a win,
+    which is what the search's completeness needs (``_forced``).
+    """
     top = _canon(rem, p)
     if top == 0:
         return n
     j = top - 1
     c = talon[j]
-    if _accepts(S, q, c) and n < lim:
+    home = _accepts(S, q, c)
+    if home and n < lim:
         out[n] = MK_TF | (j << 3) | (rc << 12)
         n += 1
     ok = empties > 0 if RANK[c] == 12 else free[PTYPE[c]] > 0
+    if ok and home and q[Q_SAFE] and _safe(S, q, c):
+        ok = False
     if ok and n < lim:
         out[n] = MK_TC | (j << 3) | (rc << 12)
         n += 1
