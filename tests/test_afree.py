@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, assume, given, settings, strategies as st
 
 from harpsolve.deals import deal_layout
 from harpsolve.reference import replay
@@ -73,8 +73,11 @@ def test_safe_moves_agree_with_the_search_without_them(variant, seed, left, take
     else:
         layout = endgame(rules, rng, left)
     full = afree.run(rules, layout, max_nodes=300_000, safe=False)
+    # a two-deck endgame of 30 cards can need millions of states without the cuts (endless-harp,
+    # seed 137, 27 cards: 1.8 M); such an example says nothing -- hypothesis draws another, and
+    # fails the test if it has to filter too many
+    assume(full.status != "unknown")
     cut = afree.run(rules, layout, max_nodes=300_000)
-    assert full.status != "unknown"
     assert cut.status == full.status
     assert cut.nodes <= full.nodes or cut.status == "solved"
 

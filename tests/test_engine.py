@@ -6,7 +6,7 @@ import json
 import random
 
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, assume, given, settings, strategies as st
 
 from harpsolve.reference import replay
 from harpsolve.rules import get_rules
@@ -82,8 +82,8 @@ def test_portfolio_agrees_with_the_complete_search(variant, seed, left, deadlock
     layout = deadlock_candidate(rules, rng, 11 if rules.decks == 2 else 10) if deadlock else endgame(rules, rng, left)
     plain = solve(rules, layout=layout, algorithm="dfs", max_nodes=1_000_000)
     port = solve(rules, layout=layout, max_nodes=1_000_000)
-    if "unknown" not in (plain.status, port.status):
-        assert port.status == plain.status, (port.engine, port.proof)
+    assume("unknown" not in (plain.status, port.status))  # too big: hypothesis draws another
+    assert port.status == plain.status, (port.engine, port.proof)
     if port.status == "unsolvable":
         assert port.proof
     if port.solved:

@@ -101,6 +101,7 @@ from ..config import JIT
 MAX_DEPTH = 4096
 MAX_MOVES = 512
 NODE_SLICE = 200_000
+DEADLINE_SLICE = 10_000  # states per kernel call under a deadline (the clock is read between calls)
 INITIAL_TABLE = 1 << 12  # most deals need a few thousand states; the table doubles
 ENTRY_BYTES = 16
 
@@ -875,7 +876,7 @@ class Search:
         pr = self.pr
         stop = self.nodes + nodes if nodes else None
         while True:
-            slice_ = NODE_SLICE
+            slice_ = NODE_SLICE if deadline is None else DEADLINE_SLICE
             if stop is not None:
                 slice_ = min(slice_, stop - int(self.ctr[C_NODES]))
                 if slice_ <= 0:

@@ -291,6 +291,7 @@ def _root(stack, moves, mstart, nmoves, nxt, scores, autobuf, t1, t2, tv, ctr, p
 MAX_DEPTH = 32768       # deepest search path (past it: "unknown", never "unsolvable")
 MOVE_STACK = 1 << 22    # move lists of all the nodes on the path, stacked
 NODE_SLICE = 100_000    # nodes per kernel call: the clock is read between calls
+DEADLINE_SLICE = 10_000  # ...and under a deadline (about 10 ms: a --timeout is overrun by no more)
 ENTRY_BYTES_DFS = ENTRY_BYTES + 8  # a table entry: the 128-bit key, and the payload of stock dominance
 
 
@@ -410,7 +411,7 @@ class DfsSearch:
         b, ctr = self.buf, self.ctr
         stop = int(ctr[C_NODES]) + nodes if nodes else None
         while True:
-            n = NODE_SLICE
+            n = NODE_SLICE if deadline is None else DEADLINE_SLICE
             if stop is not None:
                 n = min(n, stop - int(ctr[C_NODES]))
                 if n <= 0:

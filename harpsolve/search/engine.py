@@ -40,6 +40,7 @@ SOLUTIONS, PROOFS, BOTH = "solutions", "proofs", "both"
 CONCLUDES = (SOLUTIONS, PROOFS, BOTH)
 BASE_SLICE = 1_000          # nodes per unit of weight in round 0 (doubles every round)
 CLIMB_ATTEMPTS = 32         # the climb is greedy: restarts commit to other improvements
+CLIMB_MAX_NODES = 200_000   # one climb's most (it reads no clock: this bounds a --timeout overrun)
 WASTAR_WEIGHT = 5.0         # the weighted A* engine's factor (Baker's Game: ~100-move solutions)
 WASTAR_MAX_NODES = 300_000  # ...and its largest run
 INITIAL_TABLE = 1 << 14
@@ -253,7 +254,7 @@ class Climb(Engine):
         from ..state import P_PASSES
 
         if not self.split:
-            out = self._one(nodes)
+            out = self._one(min(nodes, CLIMB_MAX_NODES) if nodes else CLIMB_MAX_NODES)
             if self.attempt >= CLIMB_ATTEMPTS:
                 self.done = True
             return out or Outcome("unknown", self.name, reason="nodes")
@@ -564,9 +565,10 @@ def run(pos: Position, schedule: Schedule, *, max_nodes: int = 0, deadline: floa
             eng.close()
 
 
-def warm_up(pos: Position, schedule: Schedule, nodes: int = 200) -> None:
-    """Load (or compile) the kernels of every engine ``schedule`` would run on ``pos``: a few
-    nodes of each, so that no timed solve pays for it."""
+def warm_up(pos: Position, schedule: Schedule, nodes: int = 20_000) -> None:
+    """Load (or compile) the kernels of every engine ``schedule`` would run on ``pos``: enough
+    nodes of each that its table grows once (the rehash kernel loads then), so that no timed
+    solve -- and no --timeout -- pays for it."""
     memory = Memory(1 << 30)
     for e in schedule.entries:
         cls = ENGINES[e.engine]
