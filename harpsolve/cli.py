@@ -824,8 +824,11 @@ def bench_cmd(variant, deal_range, heuristics, algorithms, weights, cost, rule_o
         if not no_progress and sys.stderr.isatty():
             click.echo(f"\r{i}/{n} deals", nl=(i == n), err=True)
 
-    b = bench(rules, deals, settings, max_nodes=max_nodes, timeout=timeout, max_memory=mem, progress=progress,
-              polish=polish)
+    try:
+        b = bench(rules, deals, settings, max_nodes=max_nodes, timeout=timeout, max_memory=mem, progress=progress,
+                  polish=polish)
+    except KeyboardInterrupt:
+        fail("interrupted; nothing was written", 130)
     nodes = b.budgets["max_nodes"]
     click.echo(f"{rules.label} deals {format_range(deals)} ({len(deals)} deals), "
                f"{f'{nodes:,} nodes' if nodes else 'no node limit'} per deal and setting"

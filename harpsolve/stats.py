@@ -110,6 +110,12 @@ def items(df):
             for d, f, h in zip(df["deal"], df["layout_file"], df["layout_hash"])]
 
 
+
+def _workers(n) -> str:
+    """"1 worker", "2 workers" ("? workers" when a run did not record it)."""
+    return f"{n} worker" if n == 1 else f"{n} workers"
+
+
 def summarize(results, by: str = "rules", hardest: int = HARDEST) -> list[dict]:
     """One statistics record per rules set (``by="rules"``) or variant."""
     if by not in ("rules", "variant"):
@@ -128,7 +134,7 @@ def summarize(results, by: str = "rules", hardest: int = HARDEST) -> list[dict]:
         decided = g[g["status"].isin(("solved", "unsolvable"))]
         top = decided.sort_values(["nodes", "deal"], ascending=[False, True]).head(hardest)
         numbered = g["deal"].dropna()
-        machines = sorted({f"{r.get('cpu', '?')} ({r.get('workers', '?')} workers)" for r in runs})
+        machines = sorted({f"{r.get('cpu', '?')} ({_workers(r.get('workers', '?'))})" for r in runs})
         groups.append(dict(
             group=name, variant=",".join(sorted(g["variant"].unique())),
             rules=",".join(sorted(g["rules"].unique())), fingerprint=",".join(fps),

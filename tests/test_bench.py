@@ -150,3 +150,15 @@ def test_result_files_from_before_the_algorithm_columns_still_read(tmp_path):
     df = sw.load_results([tmp_path]).frame
     assert list(df["algorithm"]) == ["climb", "climb"] and list(df["weight"]) == [0.0, 0.0]
     assert isinstance(df, pd.DataFrame) and isinstance(table, pa.Table)
+
+
+def test_bench_interrupted_exits_130_in_one_line(run, monkeypatch):
+    """Ctrl-C is not an internal error (exit 1): 130, as a shell reports SIGINT, and one line."""
+    import harpsolve.bench as hb
+
+    def interrupted(*a, **kw):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(hb, "bench", interrupted)
+    r = run("bench", "klondike-1", "1-2")
+    assert r.exit_code == 130 and "interrupted" in r.output and "Traceback" not in r.output

@@ -288,3 +288,7 @@ def test_progress_shows_the_bounds_before_the_decided_only_rate():
     assert p.rate_text() == "win 75.0%"
     p.update("unknown")
     assert p.rate_text() == "win 60.0-80.0% (decided-only 75.0%) unknown 1"
+
+
+def test_one_worker_is_singular():
+    assert st._workers(1) == "1 worker" and st._workers(2) == "2 workers"
