@@ -37,7 +37,7 @@ def commands(folder: str = "results") -> list[str]:
 
 def page(results_dir: str) -> str:
     sys.path.insert(0, ROOT)
-    from harpsolve.stats import summarize, to_markdown
+    from harpsolve.stats import _workers, summarize, to_markdown
     from harpsolve.sweep import ResultFileError, load_results
 
     head = [
@@ -84,7 +84,7 @@ def page(results_dir: str) -> str:
         for r in runs:
             when = (r.get("started") or "?")[:10]
             lines.append(f"  - {when}: `{r.get('command', '?')}` on {r.get('cpu', '?')}, "
-                         f"{r.get('workers', '?')} workers (python {r.get('python', '?')}, "
+                         f"{_workers(r.get('workers', '?'))} (python {r.get('python', '?')}, "
                          f"numba {r.get('numba', '?')})")
     lines += ["", "Reproduce or extend (a rerun resumes, skipping finished deals):", "", "```bash",
               *commands(), "harpsolve stats results", "python benchmarks/results_table.py", "```", ""]
