@@ -296,24 +296,36 @@ def _position(game: Game, pointer: bool = False) -> tuple:
             len(game.waste) if pointer else -1)
 
 
-def cut_loops(rules, layout, plays: list[Play]) -> list[Play]:
-    """Drop the plays between two visits of the same position (taps aside)."""
-    game = Game(rules, layout, check=False, undo=False)
-    seen = {_position(game): 0}
-    kept: list[Play] = []
-    for pl in plays:
-        if pl.from_waste:
-            for t in taps_to(game, pl.card) or ():
-                game.apply(t)
-        game.apply(pl.move)
-        key = _position(game)
+def drop_loops(start, steps) -> list:
+    """The steps of a line with every loop cut out: ``steps`` yields (step, key of the position
+    after it), ``start`` is the key of the first position.  Where a position comes again, the
+    steps between its two visits did nothing and go (and the positions inside the loop are
+    forgotten).  Shared by the kernel-path and the reference-play shorteners."""
+    seen = {start: 0}
+    kept: list = []
+    for step, key in steps:
         if key in seen:
             del kept[seen[key]:]
             seen = {k: i for k, i in seen.items() if i <= len(kept)}
         else:
-            kept.append(pl)
+            kept.append(step)
             seen[key] = len(kept)
     return kept
+
+
+def cut_loops(rules, layout, plays: list[Play]) -> list[Play]:
+    """Drop the plays between two visits of the same position (taps aside)."""
+    game = Game(rules, layout, check=False, undo=False)
+
+    def steps():
+        for pl in plays:
+            if pl.from_waste:
+                for t in taps_to(game, pl.card) or ():
+                    game.apply(t)
+            game.apply(pl.move)
+            yield pl, _position(game)
+
+    return drop_loops(_position(game), steps())
 
 
 def _pile(pl: Play, end: str) -> str:

@@ -90,22 +90,18 @@ def shorten(root: np.ndarray, path: list[int], p: np.ndarray) -> list[int]:
     (byte for byte, so the later moves still apply) means the moves between
     the two visits did nothing.  The result replays exactly like the input.
     """
+    from ..solution import drop_loops
+
     st = root.copy()
     buf = np.zeros(256, np.int64)
     _auto(st, p, buf)
-    seen = {st.tobytes(): 0}
-    kept: list[int] = []
-    for m in path:
-        _step(st, np.int64(m), p, buf)
-        key = st.tobytes()
-        if key in seen:
-            del kept[seen[key]:]
-            # forget the positions inside the cut loop
-            seen = {k: i for k, i in seen.items() if i <= len(kept)}
-        else:
-            kept.append(m)
-            seen[key] = len(kept)
-    return kept
+
+    def steps():
+        for m in path:
+            _step(st, np.int64(m), p, buf)
+            yield m, st.tobytes()
+
+    return drop_loops(st.tobytes(), steps())
 
 
 def shortcut(root: np.ndarray, path: list[int], p: np.ndarray) -> list[int]:
