@@ -116,6 +116,19 @@ def _workers(n) -> str:
     return f"{n} worker" if n == 1 else f"{n} workers"
 
 
+def _proofs(g) -> dict:
+    """How the unsolvable deals of ``g`` were proved: proof kind -> deals, most first.  The
+    dead ends of every card are one kind; rows written before the ``proof`` column are
+    "not recorded"."""
+    rows = g.loc[g["status"] == "unsolvable"]
+    proofs = rows["proof"] if "proof" in rows.columns else [None] * len(rows)
+    out: dict[str, int] = {}
+    for p in proofs:
+        kind = "not recorded" if p is None or p != p else ("dead end" if p.startswith("dead end") else p)
+        out[kind] = out.get(kind, 0) + 1
+    return dict(sorted(out.items(), key=lambda kv: (-kv[1], kv[0])))
+
+
 def summarize(results, by: str = "rules", hardest: int = HARDEST) -> list[dict]:
     """One statistics record per rules set (``by="rules"``) or variant."""
     if by not in ("rules", "variant"):
@@ -149,6 +162,7 @@ def summarize(results, by: str = "rules", hardest: int = HARDEST) -> list[dict]:
             hardest=[dict(deal=i, nodes=int(nodes), status=st)
                      for i, nodes, st in zip(items(top), top["nodes"], top["status"])],
             budgets=sorted({_budget_text(r) for _, r in g.drop_duplicates([c for c in ("max_nodes", "timeout", "heuristic", "algorithm", "weight") if c in g.columns]).iterrows()}),
+            proofs=_proofs(g),
             cpu_seconds=float(g["seconds"].sum()),
             wall_seconds=sum(_duration(r) for r in runs),
             machines=machines,
@@ -242,6 +256,7 @@ def to_table(groups) -> str:
             f"  length    {_quant_line(g['solution_length'])}",
             "  hardest   " + (", ".join(f"{h['deal']} ({h['nodes']:,} nodes, {h['status']})" for h in g["hardest"])
                              or "-"),
+            "  proofs    " + ("; ".join(f"{k} {v:,}" for k, v in g["proofs"].items()) or "-"),
             f"  time      wall {_wall(g['wall_seconds'])}, solving {_wall(g['cpu_seconds'])} CPU"
             + (f" on {'; '.join(g['machines'])}" if g["machines"] else ""),
         ]
@@ -261,6 +276,7 @@ def _flat(g: dict) -> dict:
         for q, v in g[name].items():
             d[f"{name}_{q}"] = v
     d["hardest"] = " ".join(f"{h['deal']}:{h['nodes']}:{h['status']}" for h in g["hardest"])
+    d["proofs"] = "; ".join(f"{k}: {v}" for k, v in g["proofs"].items())
     d.update(budgets="; ".join(g["budgets"]), cpu_seconds=g["cpu_seconds"], wall_seconds=g["wall_seconds"],
              machines="; ".join(g["machines"]), versions=" ".join(g["versions"]))
     return d

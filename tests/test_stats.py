@@ -21,12 +21,13 @@ BUDGETS = sw.Budgets(max_nodes=1000, timeout=0.0, max_memory=1 << 24, heuristic=
 
 
 def write(folder, statuses, variant="easy-harp", overrides=None, budgets=BUDGETS, started="2026-01-01T00:00:00+00:00",
-          ended="2026-01-01T00:01:40+00:00"):
-    """Write one result file: ``statuses`` maps deal -> status; nodes = 10 * deal."""
+          ended="2026-01-01T00:01:40+00:00", proofs=None):
+    """Write one result file: ``statuses`` maps deal -> status; nodes = 10 * deal; ``proofs``
+    maps deal -> proof text."""
     rules = get_rules(variant, overrides)
     rows = [sw.make_row(rules, d, budgets, s, nodes=10 * d, states=5 * d, seconds=d / 1000,
                         solution_length=100 + d if s == "solved" else None,
-                        reason={"unknown": "nodes", "error": "boom"}.get(s, ""))
+                        reason={"unknown": "nodes", "error": "boom"}.get(s, ""), proof=(proofs or {}).get(d))
             for d, s in statuses.items()]
     run = dict(run_id=f"{variant}-{started}", started=started, ended=ended, cpu="Test CPU", workers=2,
                rules=rules.label, rules_fingerprint=rules.fingerprint())
@@ -292,3 +293,15 @@ def test_progress_shows_the_bounds_before_the_decided_only_rate():
 
 def test_one_worker_is_singular():
     assert st._workers(1) == "1 worker" and st._workers(2) == "2 workers"
+
+
+def test_stats_count_the_proofs_of_the_unsolvable_deals(tmp_path):
+    """Dead ends of every card are one kind; rows without a proof are "not recorded"."""
+    statuses = {1: "unsolvable", 2: "unsolvable", 3: "unsolvable", 4: "unsolvable", 5: "solved", 6: "unknown"}
+    proofs = {1: "dead end: 7C", 2: "dead end: AS", 3: "exhausted: arrangement-free"}
+    write(tmp_path, statuses, variant="klondike-3", proofs=proofs)
+    (g,) = st.summarize(sw.load_results([tmp_path]))
+    assert g["proofs"] == {"dead end": 2, "exhausted: arrangement-free": 1, "not recorded": 1}
+    text = st.render([g])
+    assert "proofs    dead end 2; exhausted: arrangement-free 1; not recorded 1" in text
+    assert "dead end: 2" in st.to_csv([g])
