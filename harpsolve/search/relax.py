@@ -23,6 +23,7 @@ from numba import njit
 
 from ..cards import card_text
 from ..config import JIT
+from ..movegen import _builds  # may a card go on a base in a column (one rule, one place)
 from ..layout import Layout
 from ..rules import Rules, with_overrides
 from ..state import (
@@ -93,17 +94,6 @@ from ..state import (
 
 
 @njit(**JIT)
-def _accepts(card, base, suit_build):
-    if card % 13 + 1 != base % 13:
-        return False
-    if suit_build:
-        return card // 13 == base // 13
-    cs = card // 13
-    bs = base // 13
-    return (cs == 1 or cs == 2) != (bs == 1 or bs == 2)
-
-
-@njit(**JIT)
 def _base_ok(card, cex, umv, uin, suit_build):
     """May ``card`` go onto some column top at some time, coming from column ``cex`` (-1: not a column)?"""
     r = card % 13
@@ -112,7 +102,7 @@ def _base_ok(card, cex, umv, uin, suit_build):
     mask = ~(np.int64(1) << cex) if cex >= 0 else np.int64(-1)
     for s in range(4):
         k = s * 13 + r + 1
-        if _accepts(card, k, suit_build) and (umv[k] or (uin[k] & mask) != 0):
+        if _builds(card, k, suit_build) and (umv[k] or (uin[k] & mask) != 0):
             return True
     return False
 
@@ -284,7 +274,7 @@ def _dead_end(st, p):
         # originally face-up cards: a face-down card is turned only once every
         # original card above it has left)
         for i in range(ln - 2, down - 1, -1):
-            if _accepts(np.int64(st[base + i + 1]), np.int64(st[base + i]), suit_build):
+            if _builds(np.int64(st[base + i + 1]), np.int64(st[base + i]), suit_build):
                 runlen[c, i] = runlen[c, i + 1] + 1
         if multi:
             for k in range(down, ln):
