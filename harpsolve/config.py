@@ -15,7 +15,7 @@ from pathlib import Path
 import numba
 
 _HERE = Path(__file__).resolve().parent
-_KERNEL_SOURCES = ["config.py", "state.py", "movegen.py"]
+_KERNEL_SOURCES = ["config.py", "bits.py", "state.py", "movegen.py"]
 
 
 def _cache_dir() -> str:
@@ -35,3 +35,11 @@ def _cache_dir() -> str:
 numba.config.CACHE_DIR = _cache_dir()
 
 JIT = dict(cache=True, nogil=True, boundscheck=os.environ.get("HARPSOLVE_BOUNDSCHECK") == "1")
+
+# Kernels on a search's hot path: no reference counting.  Numba counts references to
+# every array a compiled function is handed or takes a view of, with an atomic add and
+# subtract each time; in the arrangement-free search that was ~40 % of the time (perf,
+# klondike-3 deal 66).  Such kernels allocate nothing (their caller hands them every
+# array) and keep no array beyond the call, so the counts are not needed.
+JIT_NORC = dict(JIT, _nrt=False)
+

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, assume, given, settings, strategies as st
 
@@ -37,6 +38,37 @@ def check(rules, layout, nodes=300_000):
     if a.status != "unknown" and d.status != "unknown":
         assert a.status == d.status, (a.status, d.status)
     return a.status, d.status
+
+
+def _pure_by_walking(rem: int, p: int, draw: int, tlen: int) -> bool:
+    """Is canonical position p on the chain of draws from an empty waste (or the stock's end)?
+    The plain way: walk the chain, a draw at a time."""
+    left = [i for i in range(tlen) if rem >> i & 1]
+    if not [i for i in left if i >= p]:
+        return True
+    x = 0
+    while True:
+        nxt = [i for i in left if i >= x][:draw]
+        if len(nxt) < draw:
+            return False
+        x = nxt[-1] + 1
+        if x == p:
+            return True
+        if x > p:
+            return False
+
+
+@given(rem=st.integers(0, 2**24 - 1), p=st.integers(0, 24), draw=st.integers(1, 3), passes=st.sampled_from([0, 3]))
+def test_normal_pos_keys_exactly_the_pure_positions_as_one(rem, p, draw, passes):
+    """afree._normal_pos counts the cards left below p; walking the chain of draws agrees."""
+    q = np.zeros(afree.Q_SIZE, np.int64)
+    q[afree.Q_DRAW], q[afree.Q_PASSES], q[afree.Q_TLEN] = draw, passes, 24
+    got = afree._normal_pos(np.uint64(rem), p, q)
+    canon = max([i + 1 for i in range(p) if rem >> i & 1], default=0)
+    if passes or canon == 0:
+        assert got == canon
+    else:
+        assert got == (0 if _pure_by_walking(rem, canon, draw, 24) else canon)
 
 
 def lowest_rank(rules, lower: int) -> int:
@@ -146,3 +178,17 @@ def test_rules_it_does_not_apply_to_give_unknown():
     rules = get_rules("easy-harp")
     r = afree.run(rules, deal_layout(rules, 1), max_nodes=1000)
     assert (r.status, r.reason) == ("unknown", "rules")
+
+
+def test_table_entry_is_two_words_side_by_side():
+    """afree._insert's entry: k1 at t[2i], k2 at t[2i + 1], k2 == 0 marks an empty slot."""
+    t = np.zeros(2 * 8, np.uint64)
+    k1, k2 = np.uint64(12345), np.uint64((1 << 63) | 77)
+    assert afree._insert(t, k1, k2)
+    i = int(afree._mix(k1, k2) & np.uint64(7))
+    assert (t[2 * i], t[2 * i + 1]) == (k1, k2)
+    assert np.count_nonzero(t) == 2
+    assert not afree._insert(t, k1, k2)
+    assert afree._insert(t, k1 + np.uint64(1), k2)  # another key: the next free slot
+    assert np.count_nonzero(t) == 4
+    assert afree.ENTRY_BYTES == t[:2].nbytes

@@ -92,11 +92,13 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
 
-from ..config import JIT
+from ..bits import bitlen, popcount
+from ..config import JIT, JIT_NORC as NORC
 
 MAX_DEPTH = 4096
 MAX_MOVES = 512
@@ -155,8 +157,24 @@ def _tables():
 TYPE, PTYPE, SUIT, RANK = _tables()
 
 
-# ---- derived counts --------------------------------------------------------------
+class Work(NamedTuple):
+    """Scratch arrays of the move generator, made once per search and handed to the kernels
+    (which allocate nothing: ``config.JIT_NORC``)."""
+    vis: np.ndarray      # face-up copies per kind
+    free: np.ndarray     # uncovered cards per type
+    nl: np.ndarray       # face-up copies per kind that are not locked
+    locked: np.ndarray   # locked cards per type
+    present: np.ndarray  # face-up cards per type
+
+
 @njit(**JIT)
+def work():
+    return Work(np.zeros(52, np.int64), np.zeros(52, np.int64), np.zeros(52, np.int64), np.zeros(52, np.int64),
+                np.zeros(52, np.int64))
+
+
+# ---- derived counts --------------------------------------------------------------
+@njit(**NORC)
 def _derive(S, q, cols, talon, vis, free, locked, present):
     """Fill ``vis`` (face-up copies per kind) and ``free`` (uncovered cards per type);
     return the number of empty columns."""
@@ -201,7 +219,7 @@ def _derive(S, q, cols, talon, vis, free, locked, present):
     return nvac - kings_free
 
 
-@njit(**JIT)
+@njit(**NORC)
 def _accepts(S, q, c):
     """May card ``c`` go to a foundation place of its suit?"""
     decks = q[Q_DECKS]
@@ -213,7 +231,7 @@ def _accepts(S, q, c):
     return False
 
 
-@njit(**JIT)
+@njit(**NORC)
 def _found(S, q, c, delta):
     """Put ``c`` on (delta=+1) or take it from (delta=-1) a place of its suit; keep places sorted."""
     decks = q[Q_DECKS]
@@ -230,7 +248,7 @@ def _found(S, q, c, delta):
         S[base + 1] = t
 
 
-@njit(**JIT)
+@njit(**NORC)
 def _lower(S, cols, i):
     """Column i loses its locked card; a dealt king left alone at the bottom is not 'locked'
     (nothing is under it), so it counts as a free king in a vacated column."""
@@ -240,32 +258,13 @@ def _lower(S, cols, i):
 
 
 # ---- the stock -------------------------------------------------------------------
-@njit(**JIT)
+@njit(**NORC)
 def _bitlen(x):
     """Number of bits of a uint64 (0 for 0)."""
-    n = 0
-    if x >> np.uint64(32):
-        x >>= np.uint64(32)
-        n += 32
-    if x >> np.uint64(16):
-        x >>= np.uint64(16)
-        n += 16
-    if x >> np.uint64(8):
-        x >>= np.uint64(8)
-        n += 8
-    if x >> np.uint64(4):
-        x >>= np.uint64(4)
-        n += 4
-    if x >> np.uint64(2):
-        x >>= np.uint64(2)
-        n += 2
-    if x >> np.uint64(1):
-        x >>= np.uint64(1)
-        n += 1
-    return n + np.int64(x)
+    return bitlen(x)
 
 
-@njit(**JIT)
+@njit(**NORC)
 def _canon(rem, p):
     """1 + the highest talon index below ``p`` still left (0 if none)."""
     if p <= 0:
@@ -273,7 +272,7 @@ def _canon(rem, p):
     return _bitlen(rem & ((np.uint64(1) << np.uint64(p)) - np.uint64(1)))
 
 
-@njit(**JIT)
+@njit(**NORC)
 def _advance(rem, p, draw, tlen):
     """Position after one draw from position ``p`` (``tlen`` when fewer than ``draw`` are left)."""
     x = rem >> np.uint64(p)
@@ -284,34 +283,32 @@ def _advance(rem, p, draw, tlen):
     return p + _bitlen(x & (~x + np.uint64(1)))
 
 
-@njit(**JIT)
+@njit(**NORC)
 def _at_end(rem, p, tlen):
     return (rem >> np.uint64(p)) == np.uint64(0) if p < 64 else True
 
 
-@njit(**JIT)
+@njit(**NORC)
 def _normal_pos(rem, p, q):
-    """Canonical position; under unlimited passes every pure position is 0."""
+    """Canonical position; under unlimited passes every pure position is 0.
+
+    A canonical position p has the talon cards left below index p in the
+    waste.  The draws from an empty waste stop where the waste holds a
+    multiple of ``draw`` of the cards left (each draw turns ``draw`` of them),
+    and at the end of the stock: so p is pure exactly when the cards left
+    below p number a multiple of ``draw``, or none is left from p on."""
     p = _canon(rem, p)
     if q[Q_PASSES] != 0 or p == 0:
         return p
-    tlen = q[Q_TLEN]
-    if _at_end(rem, p, tlen):
+    if _at_end(rem, p, q[Q_TLEN]):
         return 0
-    draw = q[Q_DRAW]
-    x = 0
-    while x < tlen:
-        x = _advance(rem, x, draw, tlen)
-        cx = _canon(rem, x)
-        if cx == p:
-            return 0
-        if cx > p:
-            return p
+    if popcount(rem & ((np.uint64(1) << np.uint64(p)) - np.uint64(1))) % q[Q_DRAW] == 0:
+        return 0
     return p
 
 
 # ---- moves -------------------------------------------------------------------------
-@njit(**JIT)
+@njit(**NORC)
 def _talon_visit(S, q, talon, free, empties, rem, p, rc, out, n, lim):
     """The plays of the waste top at position ``p`` (after ``rc`` recycles).
 
@@ -344,7 +341,7 @@ def _talon_visit(S, q, talon, free, empties, rem, p, rc, out, n, lim):
     return n
 
 
-@njit(**JIT)
+@njit(**NORC)
 def _talon_moves(S, q, talon, free, empties, out, n, lim):
     """K+ talon plays: every waste top that draws and recycles can bring up.
 
@@ -384,7 +381,7 @@ def _talon_moves(S, q, talon, free, empties, out, n, lim):
     return n
 
 
-@njit(**JIT)
+@njit(**NORC)
 def _safe(S, q, c):
     """May card ``c`` go home as the only move (the proof is in ``_forced``)?
 
@@ -408,7 +405,7 @@ def _safe(S, q, c):
     return took
 
 
-@njit(**JIT)
+@njit(**NORC)
 def _useless(S, q, c):
     """Is the take-back of foundation top ``c`` (rank r, suit s) never needed?
 
@@ -440,7 +437,7 @@ def _useless(S, q, c):
     return True
 
 
-@njit(**JIT)
+@njit(**NORC)
 def _forced(S, q, cols, talon, vis, free, nl, out, n):
     """A safe foundation move, if there is one, as the node's only move.
 
@@ -503,15 +500,15 @@ def _forced(S, q, cols, talon, vis, free, nl, out, n):
     return n
 
 
-@njit(**JIT)
+@njit(**NORC)
 def _gen(S, q, cols, talon, w, out, base, cap):
     """The abstract moves of ``S`` into ``out[base:]``; returns their count (-1 if cut short).
 
     Order (what the search tries first): locked cards home (they turn a card),
     reveals, other face-up cards home, talon plays, take-backs.
     """
-    vis, free, nl = w[0], w[1], w[2]
-    empties = _derive(S, q, cols, talon, vis, free, w[3], w[4])
+    vis, free, nl = w.vis, w.free, w.nl
+    empties = _derive(S, q, cols, talon, vis, free, w.locked, w.present)
     n = base
     lim = base + cap
     ncol = q[Q_NCOL]
@@ -574,7 +571,7 @@ def _gen(S, q, cols, talon, w, out, base, cap):
     return n - base
 
 
-@njit(**JIT)
+@njit(**NORC)
 def _apply(S, m, q, cols, talon):
     kind = m & 7
     a = (m >> 3) & 511
@@ -596,7 +593,7 @@ def _apply(S, m, q, cols, talon):
         _found(S, q, a, -1)
 
 
-@njit(**JIT)
+@njit(**NORC)
 def _won(S, q):
     """Won, or sure to be: the talon is empty and no card is face down.
 
@@ -614,7 +611,7 @@ def _won(S, q):
 
 
 # ---- the exact key and its table ---------------------------------------------------
-@njit(**JIT)
+@njit(**NORC)
 def _key(S, q, radix):
     tlen = q[Q_TLEN]
     k1 = np.uint64(S[S_REM]) | (np.uint64(S[S_POS]) << np.uint64(tlen)) \
@@ -629,7 +626,7 @@ def _key(S, q, radix):
     return k1, k2
 
 
-@njit(**JIT)
+@njit(**NORC)
 def _mix(k1, k2):
     h = k1 * np.uint64(0x9E3779B97F4A7C15) ^ k2
     h ^= h >> np.uint64(31)
@@ -638,37 +635,41 @@ def _mix(k1, k2):
     return h
 
 
-@njit(**JIT)
-def _insert(t1, t2, k1, k2):
-    """Add a key; False if it was there.  ``t2 == 0`` marks an empty slot (k2 has bit 63)."""
-    mask = np.uint64(t1.shape[0] - 1)
+@njit(**NORC)
+def _insert(t, k1, k2):
+    """Add a key; False if it was there.
+
+    Table entry (``ENTRY_BYTES`` = 16): ``t[2i] = k1``, ``t[2i + 1] = k2``, side
+    by side so that a probe reads one cache line (the table outgrows every
+    cache: a probe is a memory access, and most generated children are probed
+    only to find them there).  ``k2 == 0`` marks an empty slot (k2 has bit 63)."""
+    mask = np.uint64((t.shape[0] >> 1) - 1)
     i = np.int64(_mix(k1, k2) & mask)
     while True:
-        if t2[i] == np.uint64(0):
-            t1[i] = k1
-            t2[i] = k2
+        if t[2 * i + 1] == np.uint64(0):
+            t[2 * i] = k1
+            t[2 * i + 1] = k2
             return True
-        if t1[i] == k1 and t2[i] == k2:
+        if t[2 * i] == k1 and t[2 * i + 1] == k2:
             return False
         i = (i + 1) & np.int64(mask)
 
 
 @njit(**JIT)
-def _rehash(t1, t2, n1, n2):
-    for i in range(t1.shape[0]):
-        if t2[i] != np.uint64(0):
-            _insert(n1, n2, t1[i], t2[i])
+def _rehash(t, n):
+    for i in range(t.shape[0] >> 1):
+        if t[2 * i + 1] != np.uint64(0):
+            _insert(n, t[2 * i], t[2 * i + 1])
 
 
 # ---- the search --------------------------------------------------------------------
-@njit(**JIT)
-def _dfs(S, moves, nmoves, nxt, t1, t2, ctr, q, cols, talon, radix, node_slice):
+@njit(**NORC)
+def _dfs(S, moves, nmoves, nxt, t, ctr, q, cols, talon, radix, node_slice, w, child):
     """Resume the depth-first search; stops after ``node_slice`` new states, to grow the table,
     on a win (``ctr[C_DEPTH]`` = the won state's depth) or when exhausted."""
-    w = np.zeros((5, 52), np.int64)
     stop = ctr[C_NODES] + node_slice
     depth = ctr[C_DEPTH]
-    cap = t1.shape[0]
+    cap = t.shape[0] >> 1
     while depth >= 0:
         if nxt[depth] >= nmoves[depth]:
             depth -= 1
@@ -678,7 +679,6 @@ def _dfs(S, moves, nmoves, nxt, t1, t2, ctr, q, cols, talon, radix, node_slice):
             return R_GROW
         m = moves[depth * MAX_MOVES + nxt[depth]]
         nxt[depth] += 1
-        child = S[depth + 1]
         for k in range(S_SIZE):
             child[k] = S[depth, k]
         _apply(child, m, q, cols, talon)
@@ -686,8 +686,10 @@ def _dfs(S, moves, nmoves, nxt, t1, t2, ctr, q, cols, talon, radix, node_slice):
             ctr[C_DEPTH] = depth + 1
             return R_SOLVED
         k1, k2 = _key(child, q, radix)
-        if not _insert(t1, t2, k1, k2):
+        if not _insert(t, k1, k2):
             continue
+        for k in range(S_SIZE):
+            S[depth + 1, k] = child[k]
         ctr[C_STORED] += 1
         ctr[C_NODES] += 1
         if depth + 1 >= MAX_DEPTH - 1:
@@ -710,10 +712,10 @@ def _dfs(S, moves, nmoves, nxt, t1, t2, ctr, q, cols, talon, radix, node_slice):
 
 
 @njit(**JIT)
-def _root(S, moves, nmoves, nxt, t1, t2, ctr, q, cols, talon, radix):
-    w = np.zeros((5, 52), np.int64)
+def _root(S, moves, nmoves, nxt, t, ctr, q, cols, talon, radix):
+    w = work()
     k1, k2 = _key(S[0], q, radix)
-    _insert(t1, t2, k1, k2)
+    _insert(t, k1, k2)
     ctr[C_STORED] = 1
     ctr[C_NODES] = 1
     n = _gen(S[0], q, cols, talon, w, moves, 0, MAX_MOVES)
@@ -849,14 +851,15 @@ class Search:
             self.ctr[C_DEPTH] = 0
             self.result = self._solution()
             return
-        self.t1, self.t2 = np.zeros(INITIAL_TABLE, np.uint64), np.zeros(INITIAL_TABLE, np.uint64)
-        _root(self.S, self.moves, self.nmoves, self.nxt, self.t1, self.t2, self.ctr, pr.q, pr.cols, pr.talon,
+        self.t = np.zeros(2 * INITIAL_TABLE, np.uint64)
+        self.w, self.child = work(), np.empty(S_SIZE, np.int64)
+        _root(self.S, self.moves, self.nmoves, self.nxt, self.t, self.ctr, pr.q, pr.cols, pr.talon,
               pr.radix)
         self._count()
 
     def table_bytes(self) -> int:
-        t1 = getattr(self, "t1", None)
-        return 0 if t1 is None else t1.shape[0] * ENTRY_BYTES
+        t = getattr(self, "t", None)
+        return 0 if t is None else (t.shape[0] >> 1) * ENTRY_BYTES
 
     def _count(self):
         self.nodes, self.states = int(self.ctr[C_NODES]), int(self.ctr[C_STORED])
@@ -881,17 +884,17 @@ class Search:
                 slice_ = min(slice_, stop - int(self.ctr[C_NODES]))
                 if slice_ <= 0:
                     return self._unknown("nodes")
-            code = _dfs(self.S, self.moves, self.nmoves, self.nxt, self.t1, self.t2, self.ctr, pr.q, pr.cols,
-                        pr.talon, pr.radix, slice_)
+            code = _dfs(self.S, self.moves, self.nmoves, self.nxt, self.t, self.ctr, pr.q, pr.cols,
+                        pr.talon, pr.radix, slice_, self.w, self.child)
             self._count()
             if code == R_GROW:
-                cap = self.t1.shape[0] * 2
+                cap = self.t.shape[0]  # entries: twice as many
                 if reserve is not None and not reserve(cap * ENTRY_BYTES):
                     self.result = self._unknown("memory")
                     return self.result
-                n1, n2 = np.zeros(cap, np.uint64), np.zeros(cap, np.uint64)
-                _rehash(self.t1, self.t2, n1, n2)
-                self.t1, self.t2 = n1, n2
+                grown = np.zeros(2 * cap, np.uint64)
+                _rehash(self.t, grown)
+                self.t = grown
                 continue
             if code == R_SOLVED:
                 self.result = self._solution()
@@ -936,5 +939,5 @@ def run(rules, layout, *, max_nodes: int = 0, deadline: float | None = None,
     s = Search(rules, layout, safe, order)
     r = s.advance(max_nodes, deadline=deadline, reserve=lambda nbytes: nbytes <= max_memory)
     if r.reason in ("nodes", "time"):
-        s.t1 = s.t2 = None  # paused for good: let the table go
+        s.t = None  # paused for good: let the table go
     return r
