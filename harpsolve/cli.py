@@ -838,7 +838,7 @@ def bench_cmd(variant, deal_range, heuristics, algorithms, weights, cost, rule_o
     click.echo("(ms: seconds per deal, search and token writing; len: solution moves; "
                "time x: total seconds / the first setting's)")
     if out_file:
-        from .sweep import _command_line
+        from .sweep.runs import _command_line
 
         b.write_parquet(out_file, _command_line())
         click.echo(f"wrote {out_file}", err=True)

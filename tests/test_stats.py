@@ -29,10 +29,12 @@ def write(folder, statuses, variant="easy-harp", overrides=None, budgets=BUDGETS
                         solution_length=100 + d if s == "solved" else None,
                         reason={"unknown": "nodes", "error": "boom"}.get(s, ""), proof=(proofs or {}).get(d))
             for d, s in statuses.items()]
-    run = dict(run_id=f"{variant}-{started}", started=started, ended=ended, cpu="Test CPU", workers=2,
+    # the metadata a sweep writes (sweep() and ResultStore), with a fixed run and machine
+    run = dict(sw.run_metadata("local", 2, f"harpsolve sweep {variant} --out {folder}"),
+               run_id=f"{variant}-{started}", started=started, ended=ended, cpu="Test CPU",
                rules=rules.label, rules_fingerprint=rules.fingerprint())
     os.makedirs(folder, exist_ok=True)
-    return sw.write_atomic(sw._table(rows, [run], {rules.fingerprint(): rules.label}), str(folder))
+    return sw.write_atomic(sw.store.make_table(rows, [run], sw.store.rules_meta(rules)), str(folder))
 
 
 def mixed(n_solved=60, n_unsolvable=20, n_unknown=15, n_error=5):
@@ -128,7 +130,7 @@ def _bad_file(tmp_path, kind):
         good = write(tmp_path / "g", {1: "solved"})
         path.write_bytes(open(good, "rb").read()[:200])
     elif kind == "version":
-        t = pa.table({c: [1] for c in sw.COLUMNS}).replace_schema_metadata({sw.META_VERSION: b"99"})
+        t = pa.table({c: [1] for c in sw.schema.NAMES}).replace_schema_metadata({sw.schema.META_VERSION: b"99"})
         pq.write_table(t, path)
     elif kind == "foreign":
         pq.write_table(pa.table({"x": [1, 2]}), path)

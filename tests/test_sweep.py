@@ -3,6 +3,7 @@ crashes, the Dask engine."""
 from __future__ import annotations
 
 import os
+import pathlib
 import shutil
 import signal
 import subprocess
@@ -22,9 +23,13 @@ NODES = 20_000
 BUDGETS = dict(max_nodes=NODES)
 
 
-def cli(*args, env=None, **kw):
+HOOKS = str(pathlib.Path(__file__).with_name("sweep_hooks.py"))  # the CLI with crashing/dawdling workers
+
+
+def cli(*args, env=None, hooks=False, **kw):
     e = dict(os.environ, **(env or {}))
-    return subprocess.run([sys.executable, "-m", "harpsolve.cli", *args], capture_output=True, text=True,
+    start = [HOOKS] if hooks else ["-m", "harpsolve.cli"]
+    return subprocess.run([sys.executable, *start, *args], capture_output=True, text=True,
                           env=e, timeout=240, **kw)
 
 
@@ -190,7 +195,7 @@ def test_half_written_and_replaced_files_are_ignored(swept, tmp_path):
     assert replaced, "the merged file names the files it replaced"
     # a merge whose deletions never happened, and a write cut short by kill -9
     shutil.copy(out / merged, out / replaced[0])
-    (out / f".{sw._new_name()}.tmp").write_bytes(b"PAR1 half a file")
+    (out / f".{sw.store.new_name()}.tmp").write_bytes(b"PAR1 half a file")
     df = rows(out)
     assert len(df) == 30 and df["deal"].is_unique
     summary = sw.sweep(VARIANT, "1-30", out, budgets=BUDGETS, progress=False)
@@ -204,7 +209,7 @@ def test_kill_minus_nine_then_resume_loses_and_repeats_nothing(tmp_path):
     args = ["sweep", VARIANT, "1-60", "--out", str(out), "--max-nodes", str(NODES), "--workers", "2",
             "--chunk-size", "3"]
     env = dict(os.environ, HARPSOLVE_TEST_DELAY="0.1")
-    proc = subprocess.Popen([sys.executable, "-m", "harpsolve.cli", *args], env=env,
+    proc = subprocess.Popen([sys.executable, HOOKS, *args], env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline and proc.poll() is None:
@@ -233,7 +238,7 @@ def test_worker_crash_is_retried_once_then_recorded(tmp_path):
     # deal 9 kills its worker the first time only: the retry classifies it
     res = cli("sweep", VARIANT, "1-12", "--out", str(out), "--max-nodes", str(NODES), "--workers", "2",
               "--chunk-size", "4", "--no-progress",
-              env={"HARPSOLVE_TEST_CRASH": "9", "HARPSOLVE_TEST_CRASH_ONCE": str(tmp_path / "crashed")})
+              env={"HARPSOLVE_TEST_CRASH": "9", "HARPSOLVE_TEST_CRASH_ONCE": str(tmp_path / "crashed")}, hooks=True)
     assert res.returncode == 0, res.stderr
     df = rows(out).set_index("deal")
     assert sorted(df.index) == list(range(1, 13))
@@ -243,7 +248,7 @@ def test_worker_crash_is_retried_once_then_recorded(tmp_path):
     # deal 3 kills its worker every time: an error row after one retry
     out2 = tmp_path / "out2"
     res = cli("sweep", VARIANT, "1-12", "--out", str(out2), "--max-nodes", str(NODES), "--workers", "2",
-              "--chunk-size", "4", "--no-progress", env={"HARPSOLVE_TEST_CRASH": "3"})
+              "--chunk-size", "4", "--no-progress", env={"HARPSOLVE_TEST_CRASH": "3"}, hooks=True)
     assert res.returncode == 0, res.stderr
     assert "error 1" in res.stdout
     df = rows(out2).set_index("deal")

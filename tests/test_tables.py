@@ -34,9 +34,9 @@ def _write(folder, rows, budgets, version1=False):
                 store.add(r)
             store.flush()
         else:
-            t = sw._table(rows, [store.run], store.rules_meta).drop_columns(["engine", "proof"])
+            t = sw.store.make_table(rows, [store.run], store.rules_meta).drop_columns(["engine", "proof"])
             meta = dict(t.schema.metadata)
-            meta[sw.META_VERSION] = b"1"
+            meta[sw.schema.META_VERSION] = b"1"
             sw.write_atomic(t.replace_schema_metadata(meta), store.out)
     finally:
         store.close()

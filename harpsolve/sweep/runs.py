@@ -1,0 +1,72 @@
+"""Run metadata: what each run that wrote rows records in the files' metadata
+(when, the command, the engine and workers, the machine, the versions)."""
+from __future__ import annotations
+
+import datetime as _dt
+import os
+import platform
+import sys
+import uuid
+
+from .. import __version__
+
+
+def cpu_model() -> str:
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as f:
+            for line in f:
+                if line.lower().startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine() or "unknown"
+
+
+def cpu_count() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+def run_metadata(engine: str, workers: int, command: str | None = None) -> dict:
+    import numba
+    import numpy
+    import pyarrow
+
+    return dict(
+        run_id=uuid.uuid4().hex[:12],
+        started=now_iso(),
+        ended=None,
+        command=command if command is not None else _command_line(),
+        engine=engine, workers=workers, cpu=cpu_model(), cores=os.cpu_count(),
+        platform=platform.platform(), python=platform.python_version(),
+        numba=numba.__version__, numpy=numpy.__version__, pyarrow=pyarrow.__version__,
+        harpsolve=__version__,
+    )
+
+
+def _command_line() -> str:
+    import shlex
+
+    argv = list(sys.argv)
+    name = os.path.basename(argv[0])
+    if name.startswith("harpsolve") or (name in ("cli.py", "__main__.py")
+                                        and os.path.basename(os.path.dirname(argv[0])) == "harpsolve"):
+        argv[0] = "harpsolve"
+    return shlex.join(argv)
+
+
+def now_iso() -> str:
+    return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="milliseconds")
+
+
+def merge_runs(*lists) -> list[dict]:
+    """Union of run records; for one run_id keep the latest ``ended``."""
+    by_id: dict[str, dict] = {}
+    for runs in lists:
+        for r in runs:
+            old = by_id.get(r.get("run_id"))
+            if old is None or (r.get("ended") or "") > (old.get("ended") or ""):
+                by_id[r.get("run_id")] = r
+    return sorted(by_id.values(), key=lambda r: r.get("started") or "")
