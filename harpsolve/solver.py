@@ -1,8 +1,8 @@
 """The Python API of the solver: ``solve(...)`` -> :class:`SolveResult`.
 
->>> r = solve("klondike-1", 1)                          # doctest: +SKIP
->>> r.status, len(r.moves) > 0
-('solved', True)
+>>> r = solve("klondike-1", 1)
+>>> r.status, len(r.moves) > 0, r.engine is not None
+('solved', True, True)
 
 Statuses (SPEC §4): ``solved`` (with a solution that the reference engine has
 replayed to a win), ``unsolvable`` (the search exhausted every reachable
@@ -10,11 +10,12 @@ state), ``unknown`` (a node, time or memory budget ran out; ``reason`` says
 which).  Budgets are deterministic where they can be: the node budget gives
 the same answer on every machine, a time budget does not.
 
-The default algorithm ("climb") spends the node budget in phases: weighted
-A* in full-information games (phase 0), hill-climbing with restarts (1) and a
-depth-first search with an extra, unproved cut (2) -- these may only answer
-``solved`` -- then the complete depth-first search (3).  README: "How the
-solver works".
+The default algorithm ("portfolio") plays the engines of ``search/engine.py``
+in rounds of growing slices until one decides; engines that may only find
+solutions never answer ``unsolvable``.  "climb" is the older schedule in
+phases: weighted A* in full-information games (phase 0), hill-climbing with
+restarts (1), a depth-first search with an extra, unproved cut (2), then the
+complete depth-first search (3).  README: "How the solver works".
 """
 from __future__ import annotations
 

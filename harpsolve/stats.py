@@ -2,7 +2,7 @@
 quantiles, hardest deals, comparisons and plots.
 
 >>> wilson(81, 263)                                   # doctest: +ELLIPSIS
-(0.2553..., 0.3662...)
+(0.2552..., 0.3662...)
 
 Rates (per rules set, or per variant with ``by="variant"``):
 

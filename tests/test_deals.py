@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import datetime as dt
-import doctest
 import json
 import pathlib
 from collections import Counter
@@ -229,5 +228,3 @@ def test_bad_deal_refs(text, message):
         parse_deal_ref(text)
 
 
-def test_doctests():
-    assert doctest.testmod(deals).failed == 0

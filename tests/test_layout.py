@@ -1,7 +1,6 @@
 """Layouts: JSON and text round trips, file loading, validation errors, rendering."""
 from __future__ import annotations
 
-import doctest
 import json
 
 import pytest
@@ -230,5 +229,3 @@ def test_render_mid_game_and_objects_with_to_layout():
     assert "stock: 42 cards, next " in out and "waste: 7 cards, … " in out and "pass: 2 of 3" in out
 
 
-def test_doctests():
-    assert doctest.testmod(layout_mod).failed == 0

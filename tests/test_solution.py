@@ -95,12 +95,6 @@ def test_easy_harp_5_prints_a_line_a_player_can_follow():
     assert len(r.moves) <= 700
 
 
-def test_doctests():
-    import doctest
-
-    assert doctest.testmod(S).failed == 0
-
-
 def test_readable_groups_the_taps_with_their_play():
     rules = get_rules("klondike-1", ["columns=1"])
     C = parse_card

@@ -293,6 +293,25 @@ def test_progress_shows_the_bounds_before_the_decided_only_rate():
     assert p.rate_text() == "win 60.0-80.0% (decided-only 75.0%) unknown 1"
 
 
+def test_progress_says_it_compiles_until_a_worker_is_warm_and_times_from_then(capsys):
+    import time
+
+    p = sw.Progress(10, {1: "solved", 2: "unsolvable"}, True, "klondike-3")
+    time.sleep(0.3)  # the workers compiling
+    p.bar.refresh()
+    warming = capsys.readouterr().err
+    assert "klondike-3: compiling the solver (first run only)" in warming and "2/10" in warming
+    assert "<" not in warming and "?" not in warming, "no rate or ETA while compiling"
+    p.started()
+    assert p.bar.format_dict["elapsed"] < 0.3, "the clock starts when a worker is warm"
+    assert p.bar.n == p.bar.initial == 2
+    p.update("solved")
+    p.bar.refresh()
+    p.close()
+    ran = capsys.readouterr().err
+    assert "compiling" not in ran.splitlines()[-1] and "3/10" in ran and "deal/s" in ran
+
+
 def test_one_worker_is_singular():
     assert st._workers(1) == "1 worker" and st._workers(2) == "2 workers"
 
