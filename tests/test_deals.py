@@ -226,5 +226,3 @@ def test_parse_deal_ref():
 def test_bad_deal_refs(text, message):
     with pytest.raises(DealError, match=message):
         parse_deal_ref(text)
-
-

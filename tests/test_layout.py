@@ -227,5 +227,3 @@ def test_render_mid_game_and_objects_with_to_layout():
     lay.pass_number = 2
     out = render(lay, r3)
     assert "stock: 42 cards, next " in out and "waste: 7 cards, … " in out and "pass: 2 of 3" in out
-
-
