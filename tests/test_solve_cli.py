@@ -11,7 +11,7 @@ import sys
 import pytest
 from click.testing import CliRunner
 
-from harpsolve.cli import EXIT_UNKNOWN, EXIT_UNSOLVABLE, HEURISTIC_NAMES, main
+from harpsolve.cli import EXIT_UNKNOWN, EXIT_UNSOLVABLE, main
 from harpsolve.layout import Layout
 from harpsolve.reference import Game, replay
 from harpsolve.rules import get_rules
@@ -228,10 +228,13 @@ def test_layout_without_variant_needs_a_json_variant(run, tmp_path):
     assert res.exit_code == 2 and "give the VARIANT" in _stderr(res)
 
 
-def test_heuristic_names_in_help_are_the_solvers():
+def test_every_heuristic_the_solver_knows_is_offered_and_no_other(run):
     from harpsolve.solver import HEURISTICS
 
-    assert tuple(HEURISTICS) == HEURISTIC_NAMES
+    help_text = " ".join(run("solve", "--help").output.split())
+    assert all(name in help_text for name in HEURISTICS)
+    res = run("solve", "klondike-1", "1", "--heuristic", "no-such")
+    assert res.exit_code == 2 and "no-such" in _stderr(res) and all(n in _stderr(res) for n in HEURISTICS)
 
 
 # ---- real processes -------------------------------------------------------------------------
