@@ -107,43 +107,43 @@ class Move:
     card: int | None = None
 
     def __str__(self) -> str:
-        k, i, j = self.kind, self.src, self.dst
-        if k == DRAW:
-            return "s>w"
-        if k == RECYCLE:
-            return "w>s"
-        if k == WASTE_TO_COLUMN:
-            return f"w>t{j}"
-        if k == WASTE_TO_FOUNDATION:
-            return "w>f"
-        if k == COLUMN_TO_FOUNDATION:
-            return f"t{i}>f"
-        if k == COLUMN_TO_COLUMN:
-            return f"t{i}>t{j}" + (f"*{self.n}" if self.n != 1 else "")
-        if k == TAKE_BACK:
-            return f"f>t{j}:{card_text(self.card)}"
-        if k == COLUMN_TO_CELL:
-            return f"t{i}>c{j}"
-        if k == CELL_TO_COLUMN:
-            return f"c{i}>t{j}"
-        if k == CELL_TO_FOUNDATION:
-            return f"c{i}>f"
-        raise ValueError(f"unknown move kind {k!r}")
+        form = TOKEN_FORMS.get(self.kind)
+        if form is None:
+            raise ValueError(f"unknown move kind {self.kind!r}")
+        text = form.format(i=self.src, j=self.dst, card=card_text(self.card) if self.card is not None else "")
+        return text + (f"*{self.n}" if self.kind == COLUMN_TO_COLUMN and self.n != 1 else "")
 
 
-_NUM = r"([1-9][0-9]*)"
-_TOKEN_PATTERNS = [
-    (re.compile(r"s>w"), DRAW),
-    (re.compile(r"w>s"), RECYCLE),
-    (re.compile(rf"w>t{_NUM}"), WASTE_TO_COLUMN),
-    (re.compile(r"w>f"), WASTE_TO_FOUNDATION),
-    (re.compile(rf"t{_NUM}>f"), COLUMN_TO_FOUNDATION),
-    (re.compile(rf"t{_NUM}>t{_NUM}(?:\*{_NUM})?"), COLUMN_TO_COLUMN),
-    (re.compile(rf"f>t{_NUM}:(.+)"), TAKE_BACK),
-    (re.compile(rf"t{_NUM}>c{_NUM}"), COLUMN_TO_CELL),
-    (re.compile(rf"c{_NUM}>t{_NUM}"), CELL_TO_COLUMN),
-    (re.compile(rf"c{_NUM}>f"), CELL_TO_FOUNDATION),
-]
+# The one table of move tokens (SPEC §4): {i} and {j} are 1-based column or cell numbers,
+# {card} a card's text; a column-to-column move of n > 1 cards adds "*{n}".  Move.__str__
+# writes tokens from it (the kernel's moves too, through solution.move_tokens) and
+# parse_move reads them with patterns made from it.
+TOKEN_FORMS = {
+    DRAW: "s>w",
+    RECYCLE: "w>s",
+    WASTE_TO_COLUMN: "w>t{j}",
+    WASTE_TO_FOUNDATION: "w>f",
+    COLUMN_TO_FOUNDATION: "t{i}>f",
+    COLUMN_TO_COLUMN: "t{i}>t{j}",
+    TAKE_BACK: "f>t{j}:{card}",
+    COLUMN_TO_CELL: "t{i}>c{j}",
+    CELL_TO_COLUMN: "c{i}>t{j}",
+    CELL_TO_FOUNDATION: "c{i}>f",
+}
+
+
+def _token_pattern(kind: str) -> re.Pattern:
+    number = r"([1-9][0-9]*)"
+    pattern = re.escape(TOKEN_FORMS[kind])
+    pattern = pattern.replace(r"\{i\}", number.replace("(", "(?P<i>", 1))
+    pattern = pattern.replace(r"\{j\}", number.replace("(", "(?P<j>", 1))
+    pattern = pattern.replace(r"\{card\}", "(?P<card>.+)")
+    if kind == COLUMN_TO_COLUMN:
+        pattern += r"(?:\*" + number.replace("(", "(?P<n>", 1) + ")?"
+    return re.compile(pattern)
+
+
+_TOKEN_PATTERNS = [(_token_pattern(kind), kind) for kind in TOKEN_FORMS]
 
 
 def parse_move(token) -> Move:
@@ -170,27 +170,19 @@ def _parse_token(token: str) -> Move:
         m = pattern.fullmatch(low)
         if m is None:
             continue
-        g = m.groups()
-        if kind in (DRAW, RECYCLE, WASTE_TO_FOUNDATION):
-            return Move(kind)
-        if kind == WASTE_TO_COLUMN:
-            return Move(kind, dst=int(g[0]))
-        if kind in (COLUMN_TO_FOUNDATION, CELL_TO_FOUNDATION):
-            return Move(kind, src=int(g[0]))
-        if kind == COLUMN_TO_COLUMN:
-            return Move(kind, int(g[0]), int(g[1]), int(g[2]) if g[2] else 1)
-        if kind == TAKE_BACK:
-            card_part = text[text.index(":") + 1:]
+        g = m.groupdict()
+        card = None
+        if "card" in g:
+            card_part = text[m.start("card"):]  # the card as written (case kept for its own parser)
             try:
                 card = parse_card(card_part)
             except CardError as e:
                 raise MoveError(f"{text}: {e}") from None
-            return Move(kind, dst=int(g[0]), card=card)
-        return Move(kind, int(g[0]), int(g[1]))  # t>c, c>t
-    raise MoveError(
-        f"not a move token: {token!r} (expected e.g. s>w, w>s, w>t3, w>f, t2>f, "
-        "t4>t1*5, f>t4:7H, t1>c2, c2>t1, c2>f)"
-    )
+        return Move(kind, int(g.get("i") or 0), int(g.get("j") or 0), int(g.get("n") or 1), card)
+    raise MoveError(f"not a move token: {token!r} (expected e.g. {_EXAMPLES})")
+
+
+_EXAMPLES = ", ".join(str(Move(kind, 2, 1, 3, parse_card("7H"))) for kind in TOKEN_FORMS)
 
 
 # ---- the game ------------------------------------------------------------------

@@ -23,9 +23,20 @@ from .cards import card_text, suit_of
 from .layout import Layout
 from .reference import (
     CELL_TO_COLUMN, CELL_TO_FOUNDATION, COLUMN_TO_CELL, COLUMN_TO_COLUMN, COLUMN_TO_FOUNDATION, DRAW, RECYCLE,
-    TAKE_BACK, WASTE_TO_COLUMN, WASTE_TO_FOUNDATION, Game, MoveError, parse_move, replay,
+    TAKE_BACK, WASTE_TO_COLUMN, WASTE_TO_FOUNDATION, Game, Move, MoveError, parse_move, replay,
 )
 from .state import O_OBLIG, O_FOUND, O_RECYC, O_TLEN, O_TPTR, P_DECKS, P_DRAW, P_PASSES
+
+
+# the reference engine's move kind of each kernel move kind
+_KIND = {mg.M_COL_FOUND: COLUMN_TO_FOUNDATION, mg.M_TALON_FOUND: WASTE_TO_FOUNDATION, mg.M_TALON_COL: WASTE_TO_COLUMN,
+         mg.M_COL_COL: COLUMN_TO_COLUMN, mg.M_FOUND_COL: TAKE_BACK, mg.M_COL_CELL: COLUMN_TO_CELL,
+         mg.M_CELL_COL: CELL_TO_COLUMN, mg.M_CELL_FOUND: CELL_TO_FOUNDATION, mg.M_DRAW: DRAW, mg.M_RECYCLE: RECYCLE}
+# kernel moves whose ``a`` is a column or cell (else a talon index or a foundation place),
+# and whose ``b`` is one (else unused)
+_FROM_PLACE = (mg.M_COL_FOUND, mg.M_COL_COL, mg.M_COL_CELL, mg.M_CELL_COL, mg.M_CELL_FOUND)
+_TO_PLACE = (mg.M_TALON_COL, mg.M_COL_COL, mg.M_FOUND_COL, mg.M_COL_CELL, mg.M_CELL_COL)
+TAP, TURN = str(Move(DRAW)), str(Move(RECYCLE))  # the stock taps' tokens
 
 
 def _route_tokens(st: np.ndarray, i: int, p: np.ndarray) -> list[str]:
@@ -33,34 +44,22 @@ def _route_tokens(st: np.ndarray, i: int, p: np.ndarray) -> list[str]:
                                   int(p[P_DRAW]), int(p[P_PASSES]), i)
     if d1 < 0:
         raise AssertionError(f"talon card {i} is not reachable")  # a kernel bug, never input
-    return ["s>w"] * d1 + (["w>s"] + ["s>w"] * d2 if rec else [])
+    return [TAP] * d1 + ([TURN] + [TAP] * d2 if rec else [])
 
 
 def move_tokens(st: np.ndarray, m: int, p: np.ndarray) -> list[str]:
-    """The tokens of kernel move ``m`` made from state ``st`` (not modified)."""
+    """The tokens of kernel move ``m`` made from state ``st`` (not modified): the draws and
+    recycles a talon play implies, then the move, written as the reference engine's Move."""
     kind, a, b, n = int(mg._kind(m)), int(mg._a(m)), int(mg._b(m)), int(mg._n(m))
-    if kind == mg.M_COL_FOUND:
-        return [f"t{a + 1}>f"]
-    if kind == mg.M_TALON_FOUND:
-        return _route_tokens(st, a, p) + ["w>f"]
-    if kind == mg.M_TALON_COL:
-        return _route_tokens(st, a, p) + [f"w>t{b + 1}"]
-    if kind == mg.M_COL_COL:
-        return [f"t{a + 1}>t{b + 1}" + (f"*{n}" if n > 1 else "")]
-    if kind == mg.M_FOUND_COL:
+    if kind not in _KIND:
+        raise AssertionError(f"unknown move kind {kind}")
+    card = None
+    if kind == mg.M_FOUND_COL:  # the top card of foundation place a
         card = (a // int(p[P_DECKS])) * 13 + int(st[O_FOUND + a]) - 1
-        return [f"f>t{b + 1}:{card_text(card)}"]
-    if kind == mg.M_COL_CELL:
-        return [f"t{a + 1}>c{b + 1}"]
-    if kind == mg.M_CELL_COL:
-        return [f"c{a + 1}>t{b + 1}"]
-    if kind == mg.M_CELL_FOUND:
-        return [f"c{a + 1}>f"]
-    if kind == mg.M_DRAW:
-        return ["s>w"]
-    if kind == mg.M_RECYCLE:
-        return ["w>s"]
-    raise AssertionError(f"unknown move kind {kind}")
+    move = Move(_KIND[kind], a + 1 if kind in _FROM_PLACE else 0, b + 1 if kind in _TO_PLACE else 0,
+                n if kind == mg.M_COL_COL and n > 1 else 1, card)
+    route = _route_tokens(st, a, p) if kind in (mg.M_TALON_FOUND, mg.M_TALON_COL) else []
+    return route + [str(move)]
 
 
 def _play(st: np.ndarray, m: int, p: np.ndarray, out: list[str]) -> None:
@@ -183,12 +182,12 @@ def taps_to(game: Game, card: int) -> list[str] | None:
             return out
         if w < n:
             w = min(n, w + draw)
-            out.append("s>w")
+            out.append(TAP)
         else:
             if turned or n == 0 or (passes and used >= passes):
                 return None  # a whole cycle without the card, or no pass left
             turned, used, w = True, used + 1, 0
-            out.append("w>s")
+            out.append(TURN)
 
 
 def _play_on(game: Game, plays: list[Play], out: list[str] | None = None) -> bool:
@@ -343,19 +342,18 @@ def _pile(pl: Play, end: str) -> str:
     return ("c" if k == COLUMN_TO_CELL else "t") + str(m.dst)
 
 
+# the move kind from one kind of pile to another ('w'aste, 'f'oundation, 't'ableau column, 'c'ell)
+_PILE_MOVES = {("w", "t"): WASTE_TO_COLUMN, ("w", "f"): WASTE_TO_FOUNDATION, ("t", "f"): COLUMN_TO_FOUNDATION,
+               ("t", "t"): COLUMN_TO_COLUMN, ("f", "t"): TAKE_BACK, ("t", "c"): COLUMN_TO_CELL,
+               ("c", "t"): CELL_TO_COLUMN, ("c", "f"): CELL_TO_FOUNDATION}
+
+
 def _direct(src: str, dst: str, card: int, n: int):
     """The single move from pile ``src`` to pile ``dst`` (None: no such move)."""
-    if src == dst or src == "w" and n > 1:
+    kind = _PILE_MOVES.get((src[0], dst[0]))
+    if src == dst or kind is None or (n > 1 and kind != COLUMN_TO_COLUMN):
         return None
-    tok = f"{src}>{dst}"
-    if src == "f":
-        tok += ":" + card_text(card)
-    elif n > 1:
-        tok += f"*{n}"
-    try:
-        return parse_move(tok)
-    except MoveError:
-        return None
+    return Move(kind, int(src[1:] or 0), int(dst[1:] or 0), n, card if kind == TAKE_BACK else None)
 
 
 # The detour search replays part of the line per candidate: bounded, so that
@@ -502,7 +500,7 @@ def _play_text(game: Game, m) -> str:
 
 
 def _taps_text(taps: list[str], card: int | None) -> str:
-    turns = taps.count("w>s")
+    turns = taps.count(TURN)
     n = len(taps)
     head = f"draw to {card_text(card)}" if card is not None else "tap the stock"
     extra = f", the waste turned over {'once' if turns == 1 else f'{turns} times'}" if turns else ""

@@ -693,3 +693,32 @@ def test_parse_move_reads_each_token_once_and_still_refuses_bad_ones():
             parse_move("t3->f")
     with pytest.raises(MoveError, match="not a move token: 5"):
         parse_move(5)
+
+
+# ---- one table of move tokens -------------------------------------------------------
+def test_every_move_kind_writes_and_reads_through_the_one_table():
+    from harpsolve.reference import COLUMN_TO_COLUMN, KINDS, TOKEN_FORMS, Move, parse_move
+
+    assert set(TOKEN_FORMS) == set(KINDS)
+    for kind in KINDS:
+        form = TOKEN_FORMS[kind]
+        for n in ((1, 3) if kind == COLUMN_TO_COLUMN else (1,)):
+            m = Move(kind, 2 if "{i}" in form else 0, 1 if "{j}" in form else 0, n,
+                     parse_card("7H") if "{card}" in form else None)
+            assert parse_move(str(m)) == m and parse_move(str(m).upper()) == m
+
+
+def test_kernel_moves_are_written_from_the_same_table(monkeypatch):
+    import numpy as np
+
+    from harpsolve import movegen as mg
+    from harpsolve import reference
+    from harpsolve.solution import move_tokens
+    from harpsolve.state import STATE_BYTES, kernel_params
+
+    p = kernel_params(get_rules("klondike-1"))
+    st = np.zeros(STATE_BYTES, np.uint8)
+    assert move_tokens(st, mg._mk(mg.M_COL_FOUND, 2, 0, 0), p) == ["t3>f"]
+    assert move_tokens(st, mg._mk(mg.M_COL_COL, 0, 4, 3), p) == ["t1>t5*3"]
+    monkeypatch.setitem(reference.TOKEN_FORMS, reference.COLUMN_TO_FOUNDATION, "t{i}=>f")
+    assert move_tokens(st, mg._mk(mg.M_COL_FOUND, 2, 0, 0), p) == ["t3=>f"]
