@@ -23,7 +23,9 @@ def _user_errors():
     from .layout import LayoutError
     from .rules import RulesError
 
-    errs = [CardError, LayoutError, RulesError]
+    from .state import StateError
+
+    errs = [CardError, LayoutError, RulesError, StateError]
     try:
         from .deals import DealError
 

@@ -11,7 +11,8 @@ much does foundation take-back matter?" is one override away::
 Field meanings (SPEC §2):
 
 ``decks``            1 or 2 full decks; every card kind appears ``decks`` times.
-``columns``          cards dealt to each tableau column, left to right.
+``columns``          cards dealt to each tableau column, left to right (at most
+                     ``MAX_DEALT`` each: the packed state sizes columns for it).
 ``face_down``        ``all-but-top`` (only each column's last card face up) or ``none``.
 ``draw``             cards turned per stock tap (1 or 3); 0 when there is no stock.
                      The stock is whatever the tableau does not take.
@@ -47,6 +48,11 @@ import json
 from dataclasses import dataclass, fields
 
 from .cards import N_KINDS, colour_of, rank_of, suit_of
+
+# The most cards dealt to one column.  A column never holds more than the cards under its
+# top run plus a 13-card run (K..A), so a dealt column of n cards grows to at most n + 12;
+# state.py sizes its columns from this (MAXLEN = MAX_DEALT + 12).
+MAX_DEALT = 20
 
 
 class RulesError(ValueError):
@@ -133,6 +139,9 @@ class Rules:
         need(self.decks in (1, 2), "decks must be 1 or 2")
         need(1 <= len(self.columns) <= 10, "between 1 and 10 columns")
         need(all(c >= 0 for c in self.columns), "column sizes must be >= 0")
+        need(all(c <= MAX_DEALT for c in self.columns),
+             f"at most {MAX_DEALT} cards dealt to a column (the solver's state holds {MAX_DEALT - 1} "
+             "cards under a 13-card run)")
         need(self.stock_size >= 0, f"the columns take {sum(self.columns)} cards, more than the {self.n_cards} in the deck")
         need(self.face_down in FACE_DOWN, f"face_down must be one of {', '.join(FACE_DOWN)}")
         need(self.build in BUILD, f"build must be one of {', '.join(BUILD)}")

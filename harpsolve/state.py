@@ -57,12 +57,13 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from .cards import rank_of
 from .config import JIT
 from .layout import Layout
-from .rules import Rules
+from .rules import MAX_DEALT, Rules
 
 NCOL_MAX = 10
-MAXLEN = 32
+MAXLEN = MAX_DEALT + 12  # 32: a dealt column but its top card, under a 13-card run (column_room)
 TALON_MAX = 104
 CELLS_MAX = 8
 PLACES_MAX = 8
@@ -170,7 +171,26 @@ def stock_dominance(rules: Rules, *, compound: bool = True, prune: bool = True, 
 
 
 class StateError(ValueError):
-    """A layout that does not fit the packed state (too many cards in a column)."""
+    """A layout that does not fit the packed state (a column that could outgrow MAXLEN)."""
+
+
+def column_room(col, fd: int) -> int:
+    """The most cards column ``col`` (``fd`` of them face down) can ever hold.
+
+    Cards only ever go onto a column one rank below its top card (or into it when
+    it is empty), so above the cards under the column's top run (each one rank
+    below the last, face up) there is never more than one descending run: at
+    most 13 cards, K..A.  The cards under the top run can only leave.  So the
+    column holds at most (cards under its top run) + 13, whatever the suits.
+
+    >>> column_room([], 0), column_room([12, 11, 10], 2), column_room([5, 38, 24], 0)
+    (13, 15, 14)
+    """
+    up = col[fd:]
+    run = 1 if up else 0
+    while run < len(up) and rank_of(up[-run - 1]) == rank_of(up[-run]) + 1:
+        run += 1
+    return len(col) - run + 13
 
 
 def pack(layout: Layout, rules: Rules) -> np.ndarray:
@@ -180,9 +200,11 @@ def pack(layout: Layout, rules: Rules) -> np.ndarray:
     if rules.n_columns > NCOL_MAX:
         raise StateError(f"at most {NCOL_MAX} columns")
     for c, (col, fd) in enumerate(zip(layout.columns, layout.face_down)):
-        # A column can grow by a full K..A run on top of what it holds.
-        if len(col) + 13 > MAXLEN:
-            raise StateError(f"column {c + 1} is too long for the packed state ({len(col)} cards)")
+        room = column_room(col, fd)
+        if room > MAXLEN:
+            raise StateError(
+                f"column {c + 1} could grow to {room} cards ({room - 13} under its top run, then a 13-card run); "
+                f"the solver's state holds {MAXLEN}: no deal of at most {MAX_DEALT} cards a column reaches this")
         st[O_LEN + c] = len(col)
         st[O_DOWN + c] = fd
         st[O_COLS + MAXLEN * c:O_COLS + MAXLEN * c + len(col)] = col
