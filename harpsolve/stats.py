@@ -535,7 +535,8 @@ def compare_text(c: Comparison, limit: int = 100) -> str:
              f"deals in both {c.common:,}; only in A {c.only_a:,}; only in B {c.only_b:,}"]
     if not c.same_rules:
         lines.append("different rules: a status change may be the rules' doing, not a bug")
-    lines += ["", c.table.to_string(), ""]
+    # rows are A's statuses, columns B's: one header line (pandas would add a row for the index's name)
+    lines += ["", c.table.rename_axis(index=None, columns="A \\ B").to_string(), ""]
     n = len(c.differences)
     lines.append(f"status differs on {n:,} deal(s)" + (":" if n else ""))
     shown = c.differences if not limit else c.differences.head(limit)

@@ -175,6 +175,10 @@ def test_compare_flags_solved_against_unsolvable_under_the_same_rules(tmp_path):
     res = run("compare", tmp_path / "a", tmp_path / "b")
     assert res.exit_code == 1
     assert "CONFLICT" in res.stdout and "<-- CONFLICT" in res.stdout and "status differs on 3 deal(s)" in res.stdout
+    # the contingency table: one header line (A's statuses down, B's across), then one row per status
+    table = res.stdout.split("\n\n")[1].splitlines()
+    assert table[0].split() == ["A", "\\", "B", "solved", "unsolvable", "unknown", "error"]
+    assert [row.split()[0] for row in table[1:]] == ["solved", "unsolvable", "unknown", "error"]
 
 
 def test_compare_under_different_rules_is_no_conflict(tmp_path):
