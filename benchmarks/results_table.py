@@ -19,20 +19,32 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RESULTS = os.path.join(ROOT, "results")
 
-# The sweeps results/ should hold (issue 5): at least deals 1-100 000 of these, with
-# the node budget of the latest run over the whole range.  A rerun at that budget
-# skips every finished deal; a bigger --max-nodes retries only the unknown ones.
-SWEEPS = [
-    ("easy-harp", "1-100000", 50_000),
-    ("endless-harp", "1-100000", 500_000),
-    ("harp", "1-100000", 10_000),
-    ("big-harp", "1-100000", 10_000),
-    ("klondike-3", "1-100000", 100_000),
-]
+# What to sweep when results/ holds nothing yet (issue 5: deals 1-100 000 of each).
+FIRST_SWEEPS = ["easy-harp", "endless-harp", "harp", "big-harp", "klondike-3", "bakers-game"]
 
 
-def commands(folder: str = "results") -> list[str]:
-    return [f"harpsolve sweep {v} {r} --out {folder}/{v} --max-nodes {n}" for v, r, n in SWEEPS]
+def commands(results_dir: str = RESULTS, folder: str = "results") -> list[str]:
+    """One ``harpsolve sweep`` command per sweep folder under ``results_dir``, read from its rows:
+    the variant and rule overrides, the deal range, and the node budget most deals' best rows
+    were solved under (a rerun at it skips every finished deal; a bigger ``--max-nodes``
+    retries the unknown ones).  ``folder`` is how the commands name ``results_dir``."""
+    sys.path.insert(0, ROOT)
+    from harpsolve.rules import parse_label
+    from harpsolve.sweep import best_rows, format_range, load_results
+
+    out = []
+    for name in sorted(os.listdir(results_dir)) if os.path.isdir(results_dir) else []:
+        sub = os.path.join(results_dir, name)
+        if not os.path.isdir(sub) or not any(n.endswith(".parquet") for n in os.listdir(sub)):
+            continue
+        df = best_rows(load_results([sub]).frame)
+        for label, rows in sorted(df.groupby("rules")):
+            variant, overrides = parse_label(label)
+            nodes = int(rows["max_nodes"].mode().max())
+            rules = "".join(f" --rule {k}={v}" for k, v in overrides.items())
+            deals = format_range(int(d) for d in rows["deal"].dropna())
+            out.append(f"harpsolve sweep {variant} {deals} --out {folder}/{name}{rules} --max-nodes {nodes}")
+    return out
 
 
 def page(results_dir: str) -> str:
@@ -55,7 +67,7 @@ def page(results_dir: str) -> str:
             "No sweeps are committed yet. To make them (each can be interrupted and resumed):",
             "",
             "```bash",
-            *commands(),
+            *(f"harpsolve sweep {v} 1-100000 --out results/{v}" for v in FIRST_SWEEPS),
             "python benchmarks/results_table.py",
             "```",
             "",
@@ -87,7 +99,7 @@ def page(results_dir: str) -> str:
                          f"{_workers(r.get('workers', '?'))} (python {r.get('python', '?')}, "
                          f"numba {r.get('numba', '?')})")
     lines += ["", "Reproduce or extend (a rerun resumes, skipping finished deals):", "", "```bash",
-              *commands(), "harpsolve stats results", "python benchmarks/results_table.py", "```", ""]
+              *commands(results_dir), "harpsolve stats results", "python benchmarks/results_table.py", "```", ""]
     return "\n".join(lines)
 
 
@@ -100,7 +112,7 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     if args.commands:
         folder = "results" if os.path.abspath(args.results) == RESULTS else args.results
-        print("\n".join(commands(folder)))
+        print("\n".join(commands(args.results, folder)))
         return 0
     text = page(args.results)
     target = os.path.join(args.results, "README.md")

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import csv
+import dataclasses
 import io
 import json
 import math
@@ -226,6 +227,19 @@ def test_results_readme_generator(tmp_path):
     assert rt.main([str(tmp_path), "--check"]) == 0
     write(tmp_path / "easy-harp", {101: "solved"})
     assert rt.main([str(tmp_path), "--check"]) == 1
+
+
+def test_results_commands_come_from_every_folders_rows(tmp_path):
+    rt = _results_table()
+    write(tmp_path / "easy-harp", mixed())
+    # two more deals at a bigger budget: most deals' budget stays the command's
+    write(tmp_path / "easy-harp", {101: "solved", 102: "unknown"}, budgets=dataclasses.replace(BUDGETS, max_nodes=5000))
+    write(tmp_path / "bakers", {d: "solved" for d in range(1, 11)}, variant="bakers-game", overrides=["cells=2"])
+    assert rt.commands(str(tmp_path), "res") == [
+        "harpsolve sweep bakers-game 1-10 --out res/bakers --rule cells=2 --max-nodes 1000",
+        "harpsolve sweep easy-harp 1-102 --out res/easy-harp --max-nodes 1000",
+    ]
+    assert rt.main([str(tmp_path), "--stdout"]) == 0
 
 
 # ---- rates that read right when unknowns are many -------------------------------------
