@@ -91,42 +91,6 @@ def test_portfolio_agrees_with_the_complete_search(variant, seed, left, deadlock
         assert rep.ok and rep.won
 
 
-def _readme_blocks():
-    """The README's example outputs of plain ``harpsolve solve VARIANT N``: (args, lines)."""
-    import pathlib
-    import re
-
-    text = (pathlib.Path(__file__).resolve().parents[1] / "README.md").read_text()
-    out = []
-    for block in re.findall(r"```text\n(.*?)```", text, re.S):
-        lines = block.splitlines()
-        command = re.match(r"^\$ harpsolve solve (\S+) (\d+)\s*$", lines[0])
-        title = re.match(r"^(\S+) deal (\d+) \(EH1-[A-Z-]+\)$", lines[0])  # an example without its command
-        if command:
-            out.append((list(command.groups()), lines[1:]))
-        elif title and not block.startswith("$"):
-            out.append((list(title.groups()), lines))
-    assert len(out) >= 2, "the README's solve examples went missing"
-    return out
-
-
-@pytest.mark.parametrize("args,lines", _readme_blocks(), ids=lambda x: " ".join(x) if isinstance(x, list) else "")
-def test_readme_solve_examples_are_what_the_code_prints(args, lines):
-    """Each plain ``solve`` example in the README: the same title, verdict, engine and node
-    counts (the milliseconds are the machine's; lines after an ellipsis are elided)."""
-    from click.testing import CliRunner
-
-    from harpsolve.cli import main
-
-    got = CliRunner().invoke(main, ["solve", *args]).output.splitlines()
-    shown = [ln for ln in lines if ln.strip() and not ln.strip().startswith("…")]
-    assert len(shown) >= 3
-    for want, have in zip(shown, got):
-        if want.startswith("nodes "):
-            want, have = want.rsplit(",", 1)[0], have.rsplit(",", 1)[0]
-        assert have == want
-
-
 def test_an_unpolished_solution_replays_and_polishing_only_shortens():
     """Sweeps and bench keep the search's line (``polish=False``); ``solve`` polishes it for a
     reader.  Both replay to a win (``solve`` verifies every solution), and the polished line is
