@@ -14,6 +14,7 @@ play they lead to ("draw to 7H (12 taps), 7H to t3").
 """
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 
 import numpy as np
@@ -444,12 +445,14 @@ def without_detours(rules, layout, plays: list[Play]) -> list[Play]:
     return plays
 
 
-def shorten_tokens(rules, layout, tokens: list[str]) -> list[str]:
+def shorten_tokens(rules, layout, tokens: list[str], deadline: float | None = None) -> list[str]:
     """A shorter winning line for the winning line ``tokens`` (or ``tokens``).
 
     Loops cut, detours dropped, the plays reordered to go round the stock
     less, the taps recounted; the result replays to a win in the reference
     engine (checked here: a candidate that does not is never returned).
+    No step starts after ``deadline`` (``time.perf_counter()``): a solve under a
+    time budget keeps what was shortened by then.
     """
     plays = plays_of(rules, layout, tokens)
     if plays is None:
@@ -459,6 +462,8 @@ def shorten_tokens(rules, layout, tokens: list[str]) -> list[str]:
     if not any(p.from_waste for p in plays):
         steps = [s for s in steps if s is not reorder_stock]  # no stock: nothing to reorder for
     for step in steps:
+        if deadline is not None and time.perf_counter() > deadline:
+            break
         try:
             new = step(rules, layout, plays)
         except MoveError:

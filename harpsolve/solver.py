@@ -203,7 +203,7 @@ def solve(variant: str | Rules = "easy-harp", deal: int | None = None, *, layout
     out = engine.run(pos, schedule, max_nodes=max_nodes or 0, deadline=deadline, max_memory=max_memory)
     if out.status == "solved":
         # a line a player can follow: fewer turns through the stock, no detours (solution.py)
-        result.moves = shorten_tokens(rules, layout, out.tokens) if polish else out.tokens
+        result.moves = shorten_tokens(rules, layout, out.tokens, deadline) if polish else out.tokens
     result.status, result.reason = out.status, ("" if out.status != "unknown" else out.reason)
     result.engine, result.proof = out.engine, out.proof
     result.nodes, result.states, result.max_depth = out.nodes, out.states, out.max_depth

@@ -77,6 +77,19 @@ def test_a_move_undone_later_is_dropped():
     assert S.shorten_tokens(rules, layout, line) == ["t2>f", "t2>f", "t1>f"]
 
 
+def test_no_shortening_step_starts_after_the_deadline():
+    """A solve under --timeout keeps what was shortened by its deadline (here: nothing)."""
+    import time
+
+    rules = get_rules("klondike-1", ["columns=1,2,0"])
+    C = parse_card
+    layout = Layout(columns=[[C("KS")], [C("KH"), C("QH")], []], face_down=[0, 1, 0], stock=[],
+                    foundations=[C("KC"), C("KD"), C("JH"), C("QS")])
+    line = ["t1>t3", "t3>t1", "t2>f", "t2>f", "t1>f"]
+    assert S.shorten_tokens(rules, layout, line, deadline=time.perf_counter() - 1) == line
+    assert S.shorten_tokens(rules, layout, line, deadline=time.perf_counter() + 60) == ["t2>f", "t2>f", "t1>f"]
+
+
 def test_the_whole_deck_in_the_stock_needs_one_pass():
     """klondike-1 with every card in the stock in order: the search's line
     went round the stock again and again (1 148 moves); 52 draws and 52
