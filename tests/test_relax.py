@@ -8,7 +8,7 @@ import pytest
 from harpsolve.cards import parse_card
 from harpsolve.layout import Layout
 from harpsolve.reference import Game, replay
-from harpsolve.rules import VARIANTS, get_rules
+from harpsolve.rules import VARIANTS, get_rules, with_overrides
 from harpsolve.search import relax
 from harpsolve.solver import solve
 
@@ -180,6 +180,14 @@ def test_relaxations_lists_only_more_permissive_distinct_games():
     assert "relaxed: passes=0" in [r.proof for r in relax.relaxations(get_rules("harp"))]
     for row in relax.RELAXATIONS:
         assert not row.applies(row.relax(get_rules("big-harp")))  # nothing left to relax
+
+
+@pytest.mark.parametrize("row,variant", ROWS, ids=[f"{r.proof}-{v}" for r, v in ROWS])
+def test_a_relaxation_proof_names_the_weaker_game_as_rule_overrides(row, variant):
+    """'relaxed: draw=1,…' is --rule text (rules.value_text): read back, it is the relaxed game."""
+    rules = VARIANTS[variant]
+    overrides = row.proof.removeprefix("relaxed: ").split(",")
+    assert with_overrides(rules, overrides) == row.relax(rules)
 
 
 @pytest.mark.parametrize("variant", ["klondike-3", "big-harp", "harp"])

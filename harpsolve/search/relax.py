@@ -25,7 +25,7 @@ from ..cards import card_text
 from ..config import JIT
 from ..movegen import _builds  # may a card go on a base in a column (one rule, one place)
 from ..layout import Layout
-from ..rules import Rules, with_overrides
+from ..rules import Rules, value_text, with_overrides
 from ..state import (
     EMPTY, MAXLEN, O_CELL, O_COLS, O_DOWN, O_FOUND, O_LEN, O_RECYC, O_TALON, O_TLEN, O_TPTR,
     P_BUILD_SUIT, P_CELLS, P_DECKS, P_EMPTY_ANY, P_KING_RUNS, P_NCOL, P_PASSES, P_RUNS, P_TAKEBACK,
@@ -368,7 +368,7 @@ class Relaxation:
 
     @property
     def proof(self) -> str:
-        return "relaxed: " + ",".join(f"{k}={_show(v)}" for k, v in self.changes)
+        return "relaxed: " + ",".join(f"{k}={value_text(v)}" for k, v in self.changes)
 
     def applies(self, rules: Rules) -> bool:
         """Does it change ``rules`` at all, and only towards more moves?"""
@@ -377,12 +377,6 @@ class Relaxation:
 
     def relax(self, rules: Rules) -> Rules:
         return with_overrides(rules, dict(self.changes))
-
-
-def _show(v) -> str:
-    if v is True or v is False:
-        return "true" if v else "false"
-    return str(v)
 
 
 def _more_permissive(field: str, old, new) -> bool:
