@@ -263,8 +263,10 @@ def test_worker_crash_is_retried_once_then_recorded(tmp_path):
 
 
 # ---- Dask -----------------------------------------------------------------------------
-def test_dask_local_cluster_gives_the_same_rows(swept, tmp_path):
+def test_dask_local_cluster_gives_the_same_rows(swept, tmp_path, monkeypatch):
     distributed = pytest.importorskip("distributed")
+    # the run records the CPU model its Dask workers report (asked of them, not of this process)
+    monkeypatch.setattr(sw.engines, "cpu_model", lambda: "Dask CPU")
     out = tmp_path / "dask"
     with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
                                   dashboard_address=None) as cluster:
@@ -275,6 +277,8 @@ def test_dask_local_cluster_gives_the_same_rows(swept, tmp_path):
     a = rows(swept[0])[cols].sort_values("deal").reset_index(drop=True)
     b = rows(out)[cols].sort_values("deal").reset_index(drop=True)
     pd.testing.assert_frame_equal(a, b)
+    run = sw.load_results([out]).runs[-1]
+    assert run["engine"].startswith("dask ") and run["workers"] == 1 and run["cpu"] == "Dask CPU"
     # resume works the same way on this engine
     with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
                                   dashboard_address=None) as cluster:

@@ -17,6 +17,7 @@ import time
 from collections import Counter, deque
 
 from .jobs import LayoutJob, _algorithm_kwargs, job_key, solve_chunk, solve_row
+from .runs import cpu_model
 from .schema import make_row
 from .store import SweepError, _short, row_key
 
@@ -238,7 +239,7 @@ def run_dask(store, todo, rules, budgets, workers, chunk_size, progress, schedul
         store.run["workers"] = slots
         try:
             store.run["cpu"] = "; ".join(sorted(set(client.run(cpu_model).values())))
-        except Exception:  # noqa: BLE001 - metadata only
+        except (OSError, TimeoutError):  # a worker that does not answer: the run's cpu stays this machine's
             pass
         chunks = Chunker(todo, slots, chunk_size)
         futures = as_completed()
