@@ -179,7 +179,9 @@ def _read(table: Table, fingerprint: str, numeric=(), extra=(), deals=None, stat
     import numpy as np
     import pyarrow.parquet as pq
 
+    from .deals import MAX_DEAL
     from .sweep import ResultFileError
+    from .sweep.schema import STATUSES, bad_deal, bad_status
 
     deals = np.array(sorted(set(int(d) for d in deals)), dtype=np.int64) if deals is not None else None
     names = ["deal", "rank", "status", "_order", *numeric]
@@ -207,6 +209,13 @@ def _read(table: Table, fingerprint: str, numeric=(), extra=(), deals=None, stat
             if deals is not None:
                 keep &= np.isin(deal, deals)
             svals, scode = _codes(batch.column("status"))
+            # rows no sweep writes are refused, as load_results refuses them (numpy here: lookup
+            # runs in a fresh process, and pyarrow.compute would cost it 60 ms to import)
+            wrong = [v for v in svals if v not in STATUSES] or ([None] if batch.column("status").null_count else [])
+            if wrong:
+                raise bad_status(f, None, wrong[0])
+            if ((deal < 0) | (deal > MAX_DEAL)).any() or (not col.null_count and (deal == 0).any()):
+                raise bad_deal(f, None, int(deal[(deal < 1) | (deal > MAX_DEAL)][0]))
             if status is not None:
                 keep &= scode == (svals.index(status) if status in svals else -1)
             at = np.nonzero(keep)[0]

@@ -232,6 +232,18 @@ def test_cli_bad_input_is_one_line(folder, args, words):
     assert words in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
 
 
+@pytest.mark.parametrize("change, words", [(dict(status="won"), "status 'won'"), (dict(deal=-5), "deal -5")])
+def test_rows_no_sweep_writes_are_refused_by_lookup_and_deals(tmp_path, change, words):
+    out = tmp_path / "results" / VARIANT
+    rows = [_row(d, SMALL, "solved", 10 * d, length=100) for d in (1, 2, 3)]
+    rows[1].update(change)
+    out.mkdir(parents=True)
+    sw.write_atomic(sw.store.make_table(rows, [], sw.store.rules_meta(get_rules(VARIANT))), str(out))
+    for args in (["lookup", VARIANT, "1"], ["deals", VARIANT, "--count", "2"]):
+        r = cli(*args, "--results", str(tmp_path / "results"))
+        assert r.returncode == 2 and words in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
+
+
 def test_committed_table_answers_easy_harp_5():
     """`harpsolve lookup easy-harp 5` answers what the committed results/easy-harp table holds."""
     folder = os.path.join(REPO, "results", VARIANT)

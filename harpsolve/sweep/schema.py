@@ -121,6 +121,19 @@ def make_row(rules: Rules, deal, budgets: SearchSettings, status: str, *, soluti
 
 
 _HASH_RE = re.compile(r"^[0-9a-f]{16}$")
+_NOT_OURS = "this is not a file a sweep wrote (move it out of the folder)"
+
+
+def bad_status(path: str, row, value) -> ResultFileError:
+    """The error for a row whose status is ``value`` (``row``: its 1-based number, or None)."""
+    return ResultFileError(f"{path}: {f'row {row}' if row else 'a row'} has status {value!r}, "
+                           f"not one of {', '.join(STATUSES)}; {_NOT_OURS}")
+
+
+def bad_deal(path: str, row, value) -> ResultFileError:
+    """The error for a row whose deal number is ``value`` (``row``: its 1-based number, or None)."""
+    return ResultFileError(f"{path}: {f'row {row}' if row else 'a row'} has deal {value}, "
+                           f"not a deal number (1 to {MAX_DEAL}); {_NOT_OURS}")
 
 
 def check_rows(table, path: str) -> None:
@@ -133,21 +146,17 @@ def check_rows(table, path: str) -> None:
 
     def first_bad(mask, column):
         i = pc.index(mask, True).as_py()
-        return i, table.column(column)[i].as_py()
+        return i + 1, table.column(column)[i].as_py()
 
     if "status" in names:
         bad = pc.invert(pc.fill_null(pc.is_in(table.column("status"), value_set=_pa_strings(STATUSES)), False))
         if pc.any(bad).as_py():
-            i, v = first_bad(bad, "status")
-            raise ResultFileError(f"{path}: row {i + 1} has status {v!r}, not one of {', '.join(STATUSES)}; "
-                                  "this is not a file a sweep wrote (move it out of the folder)")
+            raise bad_status(path, *first_bad(bad, "status"))
     if "deal" in names:
         deal = table.column("deal")
         bad = pc.fill_null(pc.or_(pc.less(deal, 1), pc.greater(deal, MAX_DEAL)), False)
         if pc.any(bad).as_py():
-            i, v = first_bad(bad, "deal")
-            raise ResultFileError(f"{path}: row {i + 1} has deal {v}, not a deal number (1 to {MAX_DEAL}); "
-                                  "this is not a file a sweep wrote (move it out of the folder)")
+            raise bad_deal(path, *first_bad(bad, "deal"))
         nameless = pc.is_null(deal)
         if "layout_file" in names:
             nameless = pc.and_(nameless, pc.or_(pc.is_null(table.column("layout_file")),
@@ -156,7 +165,7 @@ def check_rows(table, path: str) -> None:
         if pc.any(nameless).as_py():
             i = pc.index(nameless, True).as_py()
             raise ResultFileError(f"{path}: row {i + 1} names neither a deal nor a layout file and its hash; "
-                                  "this is not a file a sweep wrote (move it out of the folder)")
+                                  f"{_NOT_OURS}")
 
 
 def _pa_strings(values):
