@@ -144,8 +144,9 @@ def test_result_files_from_before_the_algorithm_columns_still_read(tmp_path):
     rules = get_rules("klondike-1")
     b = sw.Budgets(1000, 0.0, 1 << 20, "lookahead")
     rows = [sw.make_row(rules, d, b, "solved", solution_length=100, nodes=5) for d in (1, 2)]
-    table = sw.store.make_table(rows, [], {}).drop(["algorithm", "weight"])
-    table = table.replace_schema_metadata(sw.store.make_table(rows, [], {}).schema.metadata)
+    meta = sw.store.make_table(rows, [sw.run_metadata("local", 1, "harpsolve sweep klondike-1 1-2")],
+                               sw.store.rules_meta(rules)).schema.metadata  # what a sweep writes
+    table = sw.store.make_table(rows, [], {}).drop(["algorithm", "weight"]).replace_schema_metadata(meta)
     pq.write_table(table, tmp_path / "results-1-1-1.parquet")
     df = sw.load_results([tmp_path]).frame
     assert list(df["algorithm"]) == ["climb", "climb"] and list(df["weight"]) == [0.0, 0.0]
