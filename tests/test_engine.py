@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import random
+import time
 
 import pytest
 from hypothesis import HealthCheck, assume, given, settings, strategies as st
@@ -102,3 +103,32 @@ def test_an_unpolished_solution_replays_and_polishing_only_shortens():
         assert len(fine.moves) <= len(raw.moves)
         rep = replay(raw.rules, raw.layout, raw.moves)
         assert rep.ok and rep.won
+
+
+@pytest.mark.parametrize("variant,deal", [("klondike-3", 1), ("big-harp", 1), ("easy-harp", 3), ("bakers-game", 1)])
+def test_under_a_deadline_every_engine_reads_the_clock_within_a_slice(variant, deal):
+    """A --timeout is overrun by at most one slice of DEADLINE_SLICE nodes (about a
+    millisecond): with the deadline already past, no engine searches more than that before it
+    looks at the clock -- the climb, which reads no clock, gets the nodes that fit in the time
+    left (none); weighted A*, afree and the depth-first searches stop after one slice."""
+    from harpsolve.deals import deal_layout
+    from harpsolve.search import astar
+    from harpsolve.search.settings import DEADLINE_SLICE
+    from harpsolve.solver import ALL_CUTS
+
+    rules = get_rules(variant)
+    pos = engine.Position(rules, deal_layout(rules, deal), cuts=ALL_CUTS)
+    ran = []
+    for e in engine.PORTFOLIO.entries:
+        cls = engine.ENGINES[e.engine]
+        if not cls.applies(pos):
+            continue
+        eng = cls(pos, engine.Memory(1 << 30))
+        try:
+            eng.advance(1_000_000, time.perf_counter() - 1.0)
+        finally:
+            eng.close()
+        ran.append(e.engine)
+        # a slice ends after the node that crosses it: A* counts the children it generates
+        assert eng.nodes <= DEADLINE_SLICE + astar.MAX_MOVES, (e.engine, eng.nodes)
+    assert len(ran) >= 4, ran

@@ -46,6 +46,7 @@ from ..state import (
     MAXLEN, O_COLS, O_DOWN, O_FOUND, O_LEN, O_OBLIG, O_RECYC, O_TLEN, O_TPTR, P_DECKS, P_DOMINANCE, P_HEUR, P_NCOL,
     P_NOISE, P_PASSES, P_SEED, P_W0, _fingerprint, _mix_a,
 )
+from .settings import DEADLINE_SLICE
 from .tt import ENTRY_BYTES, _claim
 
 # counters (int64 array ``ctr``)
@@ -291,7 +292,6 @@ def _root(stack, moves, mstart, nmoves, nxt, scores, autobuf, t1, t2, tv, ctr, p
 MAX_DEPTH = 32768       # deepest search path (past it: "unknown", never "unsolvable")
 MOVE_STACK = 1 << 22    # move lists of all the nodes on the path, stacked
 NODE_SLICE = 100_000    # nodes per kernel call: the clock is read between calls
-DEADLINE_SLICE = 10_000  # ...and under a deadline (about 10 ms: a --timeout is overrun by no more)
 ENTRY_BYTES_DFS = ENTRY_BYTES + 8  # a table entry: the 128-bit key, and the payload of stock dominance
 
 

@@ -40,7 +40,8 @@ SOLUTIONS, PROOFS, BOTH = "solutions", "proofs", "both"
 CONCLUDES = (SOLUTIONS, PROOFS, BOTH)
 BASE_SLICE = 1_000          # nodes per unit of weight in round 0 (doubles every round)
 CLIMB_ATTEMPTS = 32         # the climb is greedy: restarts commit to other improvements
-CLIMB_MAX_NODES = 200_000   # one climb's most (it reads no clock: this bounds a --timeout overrun)
+CLIMB_MAX_NODES = 200_000   # one climb's most
+CLIMB_FIRST_RATE = 200_000  # nodes a second a climb is assumed to make until one has been timed
 WASTAR_WEIGHT = 5.0         # the weighted A* engine's factor (Baker's Game: ~100-move solutions)
 WASTAR_MAX_NODES = 300_000  # ...and its largest run
 INITIAL_TABLE = 1 << 14
@@ -236,12 +237,21 @@ class Climb(Engine):
         mg._auto(self.start, self.kp, np.zeros(256, np.int64))
         self.split = split
         self.attempt = 0
+        self.rate = CLIMB_FIRST_RATE
 
-    def _one(self, cap):
+    def _one(self, cap, deadline=None):
         from .ehc import climb_once
         from .shortcut import line_tokens
 
+        if deadline is not None:
+            # a climb reads no clock: under a deadline it gets the nodes that fit in the time
+            # left at the rate the climbs have made so far (a --timeout is overrun by little)
+            cap = max(1, min(cap, int((deadline - time.perf_counter()) * self.rate)))
+        t = time.perf_counter()
         path, used = climb_once(self.start, self.kp, self.stages, cap, self.attempt)
+        dt = time.perf_counter() - t
+        if used >= 1000 and dt > 0:
+            self.rate = used / dt
         self.attempt += 1
         self.nodes += used
         if path is not None:
@@ -254,7 +264,7 @@ class Climb(Engine):
         from ..state import P_PASSES
 
         if not self.split:
-            out = self._one(min(nodes, CLIMB_MAX_NODES) if nodes else CLIMB_MAX_NODES)
+            out = self._one(min(nodes, CLIMB_MAX_NODES) if nodes else CLIMB_MAX_NODES, deadline)
             if self.attempt >= CLIMB_ATTEMPTS:
                 self.done = True
             return out or Outcome("unknown", self.name, reason="nodes")
@@ -268,10 +278,12 @@ class Climb(Engine):
             if share <= 0:
                 break
             before = self.nodes
-            out = self._one(share)
+            out = self._one(share, deadline)
             used += self.nodes - before
             if out is not None:
                 return out
+            if deadline is not None and time.perf_counter() > deadline:
+                return Outcome("unknown", self.name, reason="time")
         self.done = True
         return Outcome("unknown", self.name, reason="nodes")
 
@@ -543,11 +555,13 @@ def run(pos: Position, schedule: Schedule, *, max_nodes: int = 0, deadline: floa
                 cap = left if last else int(e.weight * left) if max_nodes else 0
                 if e.cap:
                     cap = min(cap, e.cap) if cap else e.cap
-                out = eng.advance(cap, deadline if last else None)
+                out = eng.advance(cap, deadline)
                 total += eng.nodes
                 if out.status != "unknown" and _allowed(e, out.status):
                     out.nodes = total
                     return out
+                if deadline is not None and time.perf_counter() > deadline:
+                    return Outcome("unknown", reason="time", nodes=total)
                 reason = out.reason if last else reason
             return Outcome("unknown", reason=reason or "nodes", nodes=total,
                            states=rows[-1][1].search.states if rows and hasattr(rows[-1][1], "search") else 0)
