@@ -82,9 +82,11 @@ Search: plain depth-first search with a table of every state entered
 (insert once, never evict).  A state met again is skipped: its subtree was,
 or is being, explored from its first visit, and with no path-dependent cut a
 state's solvability is a property of the state alone.  Besides the quotient
-above and the stock normalisation, both exact, two cuts (``safe=True``): a
-safe foundation move is a node's only move (``_forced``), and no take-back of
-a card nothing could ever lie on (``_useless``); proofs there.  Past
+above and the stock normalisation, both exact, four cuts (``safe=True``): a
+safe foundation move is a node's only move (``_forced``, Keller's rule in
+``_safe``), a safe talon card that may go home is not also offered onto a
+column (``_talon_visit``), no take-back of a card nothing could ever lie on
+(``_useless``) nor of a card that would be safe (``_gen``); proofs there.  Past
 ``MAX_DEPTH``, or a node with more moves than ``MAX_MOVES``, the search is
 flagged incomplete and can no longer answer ``unsolvable``.
 """
@@ -99,11 +101,11 @@ from numba import njit
 
 from ..bits import bitlen, popcount
 from ..config import JIT, JIT_NORC as NORC
+from .settings import DEADLINE_SLICE
 
 MAX_DEPTH = 4096
 MAX_MOVES = 512
 NODE_SLICE = 200_000
-DEADLINE_SLICE = 10_000  # states per kernel call under a deadline (the clock is read between calls)
 INITIAL_TABLE = 1 << 12  # most deals need a few thousand states; the table doubles
 ENTRY_BYTES = 16
 
@@ -383,11 +385,31 @@ def _talon_moves(S, q, talon, free, empties, out, n, lim):
 
 @njit(**NORC)
 def _safe(S, q, c):
-    """May card ``c`` go home as the only move (the proof is in ``_forced``)?
+    """May card ``c`` go home as the only move (the claim of ``_forced``)?
 
-    Every place of the other colour is at rank(c) - 1 or more, every place of
-    the other suit of its colour at rank(c) - 2 or more, every place of its own
-    suit at rank(c) - 1 or more (one of them exactly, to take it)."""
+    Keller's rule (Blake & Gent, Cor. 3) in its two-deck form: every place of
+    the other colour is at rank(c) - 2 or more, every place of the other suit
+    of c's colour at rank(c) - 3 or more, and every place of c's own suit at
+    rank(c) - 1 or more (one of them exactly, to take it; the published
+    two-deck form, own suit's other places >= r-3, fails: movegen._proved_safe).
+
+    Why the claim of ``_forced`` holds for it.  ``movegen._proved_safe`` proves,
+    for the real game (alternate colours, any number of decks, take-back on or
+    off), that from a real position P with c on the tableau and a winning
+    line L, the position P' with c home has a winning line L' that makes
+    every move of L unchanged or skips it, except that the first move of
+    each of a few cards y (the "S" cards: opposite colour at r-1, the other
+    suit at r-2) becomes "y home", after which L's moves of y are skipped;
+    c's own move home (or its reveal) is skipped too.  Count the moves that
+    change the abstract state (the others only rearrange runs): a move L'
+    keeps changes it exactly when it does in L (the same cards from the same
+    places; which cards are locked is the same in both lines, c's moves being
+    skipped); per S card y, L' makes one such move (y home) where L makes at
+    least one (y's own way home, which L' skips); and c's skipped move is
+    one.  So the shortest abstract win from S + (c home) is shorter than
+    from S.  (With the conservative thresholds -- other colour >= r-1, other
+    suit >= r-2 -- no S card is out and the proof in ``_forced`` suffices.)
+    """
     decks = q[Q_DECKS]
     s = SUIT[c]
     r = RANK[c] + 1
@@ -395,7 +417,7 @@ def _safe(S, q, c):
     took = False
     for t in range(4):
         tred = 1 if (t == 1 or t == 2) else 0
-        need = r - 1 if (tred != red or t == s) else r - 2
+        need = r - 1 if t == s else (r - 2 if tred != red else r - 3)
         for k in range(decks):
             h = S[S_F + t * decks + k]
             if h < need:
@@ -447,9 +469,11 @@ def _forced(S, q, cols, talon, vis, free, nl, out, n):
     complete: of the entered winnable states take one nearest to a win; its
     generated moves include one to a nearer winnable state (the first move of
     a shortest win, or the forced move), which was entered: contradiction.
-    Proof of the claim, any number of decks, with take-back.  Let L be every
+    Proof of the claim for the conservative thresholds (other colour >= r-1,
+    other suit of c's colour >= r-2; ``_safe`` extends it to Keller's), any
+    number of decks, with take-back.  Let L be every
     copy of the cards of the other colour up to rank r-1, of the other suit of
-    c's colour up to r-2, of suit s up to r-1: all home in S (``_safe``), down-
+    c's colour up to r-2, of suit s up to r-1: all home in S, down-
     closed in each suit, and closed under "what may lie on it" (children of
     (r', colour) are (r'-1, other colour)).  Take a shortest win A from S and
     delete every take-back of an L card and the moves of that copy until it is
@@ -554,6 +578,15 @@ def _gen(S, q, cols, talon, w, out, base, cap):
                 ok = empties > 0 if RANK[c] == 12 else free[PTYPE[c]] > 0
                 if ok and q[Q_SAFE] and _useless(S, q, c):
                     ok = False
+                if ok and q[Q_SAFE]:
+                    # never take back a safe card (Blake & Gent, Cor. 2): from S1, the
+                    # state after the take-back, c may go home (a place at r - 1, c
+                    # uncovered), and if _safe holds there, S = S1 + (c home) is nearer a
+                    # win than S1 (_safe's claim): the take-back is never the first move
+                    # of a shortest win, and the search keeps one (_forced)
+                    S[S_F + s * decks + k] -= 1
+                    ok = not _safe(S, q, c)
+                    S[S_F + s * decks + k] += 1
                 if ok and n < lim:
                     out[n] = MK_TB | (c << 3)
                     n += 1
