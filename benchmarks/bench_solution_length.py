@@ -30,9 +30,9 @@ def measure(variant: str, deals, max_nodes: int, progress=None) -> list[dict]:
     rows: list[dict] = []
     seen: dict = {}
 
-    def recording(rules, layout, tokens):
+    def recording(rules, layout, tokens, deadline=None):
         t0 = time.perf_counter()
-        out = shorten_tokens(rules, layout, tokens)
+        out = shorten_tokens(rules, layout, tokens, deadline)
         seen.update(before=len(tokens), plays_before=count_plays(tokens), shorten_s=time.perf_counter() - t0)
         return out
 

@@ -1,0 +1,28 @@
+"""The benchmark scripts still run against the code they measure (a changed signature
+in harpsolve broke bench_solution_length.py once without a test noticing)."""
+from __future__ import annotations
+
+import importlib.util
+import os
+
+BENCH = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "benchmarks")
+
+
+def _script(name: str):
+    spec = importlib.util.spec_from_file_location(name, os.path.join(BENCH, name + ".py"))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_solution_length_bench_measures_the_shortening():
+    from harpsolve import solver
+
+    bench = _script("bench_solution_length")
+    original = solver.shorten_tokens
+    rows = bench.measure("klondike-1", [3, 5], 200_000)
+    assert solver.shorten_tokens is original  # the recording hook is taken out again
+    assert rows, "neither deal was solved: pick deals the solver decides at this budget"
+    for r in rows:
+        assert r["after"] <= r["before"] and r["plays_after"] <= r["plays_before"]
+        assert r["shorten_s"] >= 0
