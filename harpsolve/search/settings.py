@@ -25,9 +25,9 @@ DEFAULT_MAX_MEMORY = 1 << 30  # bytes for the search tables, all engines togethe
 DEFAULT_WEIGHT = 2.0          # weighted A*'s factor when none is given
 MAX_MEMORY_LIMIT = 1 << 50    # more than any machine has: a typo, refused up front
 # Under a deadline every engine searches in slices of this many nodes and reads the clock
-# between them: about a millisecond of search (0.3-1 M nodes a second here), so a --timeout
-# is overrun by about that much.  A kernel call costs some 10 microseconds: 1 % at most.
-DEADLINE_SLICE = 1_000
+# between them: at most about a millisecond of search (0.2-1 M nodes a second here), so a
+# --timeout is overrun by about that much.  A kernel call costs some 10 microseconds: a few %.
+DEADLINE_SLICE = 256
 
 
 class SettingsError(RulesError):
