@@ -392,12 +392,27 @@ def _position(variant, deal_ref, layout_file, rule_overrides, command: str):
     return rules, deal_layout(rules, number), number, f"{rules.label} deal {number} ({deal_code(number)})"
 
 
+def _position_arguments(verb: str):
+    """VARIANT, the deal and ``--layout``/``--rule``, as ``solve`` and ``play`` take them
+    (read with :func:`_position`)."""
+
+    def decorate(fn):
+        for d in reversed((
+            click.argument("variant", required=False),
+            click.argument("deal_ref", metavar="[N|CODE|daily[:YYYY-MM-DD]]", required=False),
+            click.option("--layout", "layout_file", metavar="FILE",
+                         help=f"{verb} the position in FILE (JSON or the text form; - reads stdin) "
+                              "instead of a numbered deal."),
+            _deal_rule_option,
+        )):
+            fn = d(fn)
+        return fn
+
+    return decorate
+
+
 @main.command("solve", context_settings=_NUMBERS_ARE_ARGUMENTS)
-@click.argument("variant", required=False)
-@click.argument("deal_ref", metavar="[N|CODE|daily[:YYYY-MM-DD]]", required=False)
-@click.option("--layout", "layout_file", metavar="FILE",
-              help="Solve the position in FILE (JSON or the text form; - reads stdin) instead of a numbered deal.")
-@_deal_rule_option
+@_position_arguments("Solve")
 @click.option("--max-nodes", type=int, default=None,
               help="Node budget (0 = no limit; the same answer on every machine) [default: the solver's].")
 @click.option("--timeout", type=float, default=None, help="Time budget in seconds (0 = no limit) [default: none].")
@@ -569,11 +584,7 @@ EXIT_LOST = 12
 
 
 @main.command("play", context_settings=_NUMBERS_ARE_ARGUMENTS)
-@click.argument("variant", required=False)
-@click.argument("deal_ref", metavar="[N|CODE|daily[:YYYY-MM-DD]]", required=False)
-@click.option("--layout", "layout_file", metavar="FILE",
-              help="Play the position in FILE (JSON or the text form; - reads stdin) instead of a numbered deal.")
-@_deal_rule_option
+@_position_arguments("Play")
 @click.option("--policy", type=click.Choice(["hop", "rules"]), default="hop", show_default=True,
               help="hop: sample the unseen cards, solve each sample, play the move most solutions start with; "
                    "rules: a careful human's rules of thumb.")

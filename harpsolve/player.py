@@ -321,13 +321,14 @@ class _Sample:
 
     world: Game
     tail: list[str] | None = None
-    tried: bool = False   # solved without success since the last reveal (don't retry before one)
+    tried: int = 0        # the largest budget it was solved with, without success, since the last reveal
     proved: bool = False  # proved unsolvable: retry only once the world itself changes
 
 
 DEFAULT_SAMPLES = 10
 DEFAULT_MAX_NODES = 2_000
 DEFAULT_SEED = 0
+MAX_BOOST = 16  # at most this many times max_nodes per world when no world is solved
 
 
 class HopPolicy(Policy):
@@ -355,7 +356,15 @@ class HopPolicy(Policy):
       among the unseen).  When several cards are revealed at once (draw 3), the
       world is drawn afresh;
     * a world the solver did not solve within its budget is tried again only
-      after the next reveal; one proved unsolvable only once it changes.
+      after the next reveal, or with a bigger budget; one proved unsolvable
+      only once it changes.
+
+    Budgets: ``max_nodes`` per world; worlds that are the same card for card
+    (with nothing left unseen, all of them) are solved once, with the budget
+    of all of them together.  When no world has a solution, the unsolved ones
+    are solved again with twice the budget, up to ``MAX_BOOST`` times it,
+    before the rules policy is asked: a position with no solution in sight is
+    where thinking longer pays.
 
     Every random choice depends on the observations and ``seed`` only.
     """
@@ -400,7 +409,7 @@ class HopPolicy(Policy):
             s.tail = s.tail[1:] if s.tail and s.tail[0] == str(self.last) else None
             if not revealed:
                 continue
-            s.tried = False
+            s.tried = 0
             world = s.world.to_layout()
             if obs.admits(world):
                 continue
@@ -423,28 +432,37 @@ class HopPolicy(Policy):
         cards[i], cards[j] = cards[j], cards[i]
         return _unflat(world, cards)
 
-    # ---- the decision ----------------------------------------------------------------------
-    def _choose(self, obs: Observation) -> Move | None:
+    def _solve_worlds(self, budget: int) -> None:
+        """Solve every world that has no solution, is not proved lost and was not tried with
+        ``budget`` yet; identical worlds once, with their budgets pooled (class docstring)."""
         from .solver import solve
 
+        groups: dict = {}
+        for s in self.worlds:
+            if s.tail is None and not s.proved and s.tried < budget:
+                # the cards slot by slot, not the canonical key: a solution's tokens name columns
+                groups.setdefault(tuple(_flat(s.world.to_layout())), []).append(s)
+        for same in groups.values():
+            r = solve(self.rules, layout=same[0].world.to_layout(), max_nodes=budget * len(same), polish=False,
+                      verify=False)
+            self.nodes += r.nodes
+            self.solves += 1
+            for s in same:
+                s.tail = list(r.moves) if r.solved else None
+                s.tried, s.proved = (0 if r.solved else budget), r.status == "unsolvable"
+
+    # ---- the decision ----------------------------------------------------------------------
+    def _choose(self, obs: Observation) -> Move | None:
         if self.worlds is None:
             self.worlds = [self._new_world(obs) for _ in range(self.samples)]
         else:
             self._follow(obs)
-        answers: dict = {}  # identical worlds (nothing left unseen) are solved once
-        for s in self.worlds:
-            if s.tail is not None or s.tried or s.proved:
-                continue
-            layout = s.world.to_layout()
-            key = s.world.key()
-            if key not in answers:
-                r = solve(self.rules, layout=layout, max_nodes=self.max_nodes, polish=False, verify=False)
-                self.nodes += r.nodes
-                self.solves += 1
-                answers[key] = r
-            r = answers[key]
-            s.tail = list(r.moves) if r.solved else None
-            s.tried, s.proved = not r.solved, r.status == "unsolvable"
+        boost = 1
+        while True:
+            self._solve_worlds(self.max_nodes * boost)
+            if any(s.tail for s in self.worlds) or boost >= MAX_BOOST:
+                break
+            boost *= 2
         votes = Counter(s.tail[0] for s in self.worlds if s.tail)
         legal = obs.legal_moves()
         order = {m: k for k, m in enumerate(legal)}
