@@ -2,6 +2,7 @@
 nothing more, that its won games are wins, and the ``play`` command."""
 from __future__ import annotations
 
+import itertools
 import json
 import random
 from collections import Counter
@@ -14,7 +15,7 @@ from hypothesis import strategies as st
 from harpsolve.cli import main
 from harpsolve.deals import deal_layout
 from harpsolve.layout import Layout
-from harpsolve.player import UNSEEN, HopPolicy, Table, _Sample, make_policy, play
+from harpsolve.player import UNSEEN, HopPolicy, Table, _flat, _Sample, make_policy, play
 from harpsolve.reference import Game, load_solution, replay
 from harpsolve.rules import get_rules
 
@@ -252,3 +253,39 @@ def test_play_bad_layout_file_is_one_line(tmp_path):
     path.write_text("t1: KS KS KS\n")
     r = _run(["play", "easy-harp", "--layout", str(path)])
     assert r.exit_code == 2 and len(r.output.strip().splitlines()) == 1
+
+
+# ---- repaired worlds stay uniform ------------------------------------------------------------
+@pytest.mark.parametrize("variant,text", [
+    # two copies of QH and of KH unseen: the revealed card has a twin among the unseen
+    ("easy-harp", "t1: QH KH | QS\nt2: KS\nt3:\nt4:\nt5:\nt6:\nt7:\nt8:\nt9:\nstock: QH KH\n"
+                  "foundations: KC KC KD KD JH JH JS KS"),
+    ("klondike-1", "t1: QH | KS\nt2:\nt3:\nt4:\nt5:\nt6:\nt7:\nstock: KH QS\nfoundations: KC KD JH JS"),
+], ids=["two-decks", "one-deck"])
+def test_a_repaired_world_is_a_uniform_completion(variant, text):
+    """HopPolicy keeps a world that a reveal contradicts by swapping the revealed card in; the
+    worlds so made must be uniform over the completions of the new view, as fresh draws are."""
+    rules = get_rules(variant)
+    table = Table(rules, Layout.from_text(text).validate(rules))
+    before = table.observation()
+    table.play("s>w")
+    after = table.observation()
+    hop = HopPolicy(rules, seed=1)
+    rng = random.Random(2)
+    slots = [k for k, c in enumerate(after.flat()) if c == UNSEEN]
+    counts = Counter()
+    trials = 3000
+    for _ in range(trials):
+        world = Game(rules, before.sample(rng), check=False)
+        world.apply("s>w")
+        layout = world.to_layout()
+        if not after.admits(layout):
+            layout = hop._repair(after, layout)
+        assert after.admits(layout)
+        cards = _flat(layout)
+        counts[tuple(cards[k] for k in slots)] += 1
+    arrangements = len(set(itertools.permutations(after.unseen)))
+    assert len(counts) == arrangements
+    expected = trials / arrangements
+    spread = 6 * (trials * (1 / arrangements) * (1 - 1 / arrangements)) ** 0.5  # six standard deviations
+    assert all(abs(n - expected) < spread for n in counts.values()), counts
