@@ -235,14 +235,16 @@ class Policy:
 # nothing in play could still need go up first; then moves that turn a face-down card (the
 # column with most face-down cards first); then the waste's card onto the foundations or a
 # column; a king into an empty column; emptying a column only when a king is waiting for
-# it; the stock last.  Moves between columns that neither turn a card nor make room are not
-# played, nor are take-backs: they shuffle cards without progress.
-P_SAFE_UP, P_TURN, P_WASTE_UP, P_KING_DOWN, P_WASTE_DOWN, P_UP, P_MAKE_ROOM, P_CELL, P_DRAW, P_RECYCLE = (
-    100, 90, 80, 70, 60, 50, 40, 30, 20, 10)
+# it; the stock last.  Moves between columns that neither turn a card nor make room, and
+# take-backs, are not played where cards lie face down: there they shuffle cards without
+# progress.  Where every card is in view (rules.face_down == "none": Baker's Game) nothing
+# else ever frees a card, so moves between columns and into free cells come after the rest.
+P_SAFE_UP, P_TURN, P_WASTE_UP, P_KING_DOWN, P_WASTE_DOWN, P_UP, P_MAKE_ROOM, P_CELL, P_SHIFT, P_DRAW, P_RECYCLE, \
+    P_CELL_IN = 100, 90, 80, 70, 60, 50, 40, 30, 25, 20, 10, 5
 
 
 class RulesPolicy(Policy):
-    """The careful human of the module docstring (priorities: ``P_*`` above); ties go to
+    """The careful human described above the ``P_*`` priorities; ties go to
     the first move in the reference engine's order."""
 
     name = "rules"
@@ -289,7 +291,7 @@ class RulesPolicy(Policy):
                     return None if len(game.columns[i]) == n else P_KING_DOWN  # a king already at the bottom stays
                 if len(game.columns[i]) == n and self._king_waiting(game):
                     return P_MAKE_ROOM
-                return None
+                return P_SHIFT if self.rules.face_down == "none" else None
         if k == WASTE_TO_FOUNDATION:
             return P_WASTE_UP
         if k == WASTE_TO_COLUMN:
@@ -297,7 +299,7 @@ class RulesPolicy(Policy):
         if k in (COLUMN_TO_FOUNDATION, CELL_TO_FOUNDATION):
             return P_UP
         if k == COLUMN_TO_CELL:
-            return None
+            return P_CELL_IN if self.rules.face_down == "none" else None
         if k == TAKE_BACK:
             return None
         if k == DRAW:
