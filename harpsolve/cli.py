@@ -629,7 +629,9 @@ def play_cmd(variant, deal_ref, layout_file, rule_overrides, policy, samples, ma
     player = make_policy(policy, rules, samples=samples or DEFAULT_SAMPLES, max_nodes=max_nodes or DEFAULT_MAX_NODES,
                          seed=DEFAULT_SEED if seed is None else seed)
     if policy == "hop":
-        _warm_up(None, rules, layout)  # numba loads its kernels here, not inside the game's time
+        from .solver import warm_up
+
+        warm_up(rules, layout)  # numba loads its kernels here, not inside the game's time
     try:
         record = play(rules, layout, player, max_moves or DEFAULT_MAX_MOVES)
     except KeyboardInterrupt:
