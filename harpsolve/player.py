@@ -239,8 +239,12 @@ class Policy:
 # take-backs, are not played where cards lie face down: there they shuffle cards without
 # progress.  Where every card is in view (rules.face_down == "none": Baker's Game) nothing
 # else ever frees a card, so moves between columns and into free cells come after the rest.
-P_SAFE_UP, P_TURN, P_WASTE_UP, P_KING_DOWN, P_WASTE_DOWN, P_UP, P_MAKE_ROOM, P_CELL, P_SHIFT, P_DRAW, P_RECYCLE, \
-    P_CELL_IN = 100, 90, 80, 70, 60, 50, 40, 30, 25, 20, 10, 5
+# Where only the top card moves between columns (rules.column_moves == "single": the Harps),
+# a face-down card is reached one card at a time: moving the top card off a column with
+# face-down cards is digging towards one, played before the stock (the nearest hidden card
+# first).
+P_SAFE_UP, P_TURN, P_WASTE_UP, P_KING_DOWN, P_WASTE_DOWN, P_UP, P_MAKE_ROOM, P_DIG, P_CELL, P_SHIFT, P_DRAW, \
+    P_RECYCLE, P_CELL_IN = 100, 90, 80, 70, 60, 50, 40, 35, 30, 25, 20, 10, 5
 
 
 class RulesPolicy(Policy):
@@ -291,6 +295,8 @@ class RulesPolicy(Policy):
                     return None if len(game.columns[i]) == n else P_KING_DOWN  # a king already at the bottom stays
                 if len(game.columns[i]) == n and self._king_waiting(game):
                     return P_MAKE_ROOM
+                if fd and n == 1 and self.rules.column_moves == "single":
+                    return P_DIG - (len(game.columns[i]) - fd) / 100  # fewest cards above the hidden ones first
                 return P_SHIFT if self.rules.face_down == "none" else None
         if k == WASTE_TO_FOUNDATION:
             return P_WASTE_UP
