@@ -197,6 +197,11 @@ class Table:
     def moves(self) -> list[str]:
         return [str(m) for m in self._game.history]
 
+    @property
+    def played(self) -> int:
+        """How many moves have been played."""
+        return len(self._game.history)
+
 
 # ---- policies --------------------------------------------------------------------------------
 class Policy:
@@ -346,8 +351,8 @@ class HopPolicy(Policy):
     the unseen cards drawn uniformly (a seeded shuffle of the unseen cards into
     the unseen slots).  Each world is solved by the thoughtful solver with a
     budget of ``max_nodes`` nodes; the first move of every solution found is a
-    vote, and the move with most votes is played (ties: the reference engine's
-    move order).  With no solution in any world, the rules policy chooses.
+    vote, and the move with most votes is played (ties: the move of the world
+    sampled first).  With no solution in any world, the rules policy chooses.
 
     Worlds are kept between decisions, which is what makes the player cheap:
 
@@ -412,9 +417,10 @@ class HopPolicy(Policy):
     def _follow(self, obs: Observation) -> None:
         """Play the last move in every world and bring each back into line with ``obs``."""
         revealed = len(obs.unseen) < self.unseen_before
+        last = str(self.last)
         for k, s in enumerate(self.worlds):
             s.world.apply(self.last)  # legal: the world agrees with every card in view
-            s.tail = s.tail[1:] if s.tail and s.tail[0] == str(self.last) else None
+            s.tail = s.tail[1:] if s.tail and s.tail[0] == last else None
             if not revealed:
                 continue
             s.tried = 0
@@ -471,13 +477,13 @@ class HopPolicy(Policy):
             if any(s.tail for s in self.worlds) or boost >= MAX_BOOST:
                 break
             boost *= 2
+        # most votes first; among equals, the move of the world sampled first (most_common is
+        # stable, and the worlds' order depends on the seed and the observations only)
         votes = Counter(s.tail[0] for s in self.worlds if s.tail)
-        legal = obs.legal_moves()
-        order = {m: k for k, m in enumerate(legal)}
-        ranked = sorted(votes, key=lambda t: (-votes[t], order.get(parse_move(t), len(order))))
-        for token in ranked:
+        view = obs.placeholder()
+        for token, _ in votes.most_common():
             m = parse_move(token)
-            if m not in order:
+            if view.why_illegal(m) is not None:  # the worlds agree with the view: a bug if so
                 raise AssertionError(f"a sampled world's move {token} is not legal at the table")
             if self._fresh(obs, m):
                 return m
@@ -553,7 +559,7 @@ def play(rules: Rules, layout: Layout, policy: Policy, max_moves: int = DEFAULT_
         if table.won:
             end = "won"
             break
-        if len(table.moves) >= max_moves:
+        if table.played >= max_moves:
             break
         move = policy.choose(table.observation())
         if move is None:
