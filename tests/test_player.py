@@ -55,6 +55,12 @@ def test_the_observation_hides_exactly_the_unseen_cards(variant):
     assert all(s == UNSEEN or s == t for s, t in zip(shown, true))
     assert Counter(obs.unseen) == Counter(_card(layout, slot) for slot in hidden)
     assert (obs.unseen_face_down, obs.unseen_stock) == (sum(layout.face_down), len(layout.stock))
+    # what the policies rely on: the moves legal in the view are those of the true position
+    for _ in range(40):
+        legal = obs.legal_moves()
+        assert legal == table._game.legal_moves()
+        table.play(legal[len(legal) // 2])
+        obs = table.observation()
 
 
 def test_drawn_cards_stay_seen_and_turned_cards_show():
