@@ -372,12 +372,47 @@ def _warm_up(solve, rules, layout, **kw) -> None:
     warm_up(rules, layout, **kw)
 
 
+def _position(variant, deal_ref, layout_file, rule_overrides, command: str):
+    """(rules, layout, deal number or None, title) of a numbered deal or a ``--layout`` file,
+    as ``solve`` and ``play`` take them; a missing or doubled position is one line, exit 2."""
+    from .deals import deal_code, deal_layout, parse_deal_ref
+    from .rules import get_rules
+
+    if layout_file is not None:
+        if deal_ref is not None:
+            fail("give a deal or --layout FILE, not both")
+        rules, layout = _read_layout_file(layout_file, variant, rule_overrides)
+        return rules, layout, None, f"{rules.label} layout {layout_file}"
+    if variant is None:
+        fail("give a VARIANT and a deal (N, an EH1 code or daily), or --layout FILE")
+    rules = get_rules(variant, rule_overrides)
+    if deal_ref is None:
+        fail(f"give a deal to {command}: harpsolve {command} {variant} N (or an EH1 code, or daily), or --layout FILE")
+    number = parse_deal_ref(deal_ref)
+    return rules, deal_layout(rules, number), number, f"{rules.label} deal {number} ({deal_code(number)})"
+
+
+def _position_arguments(verb: str):
+    """VARIANT, the deal and ``--layout``/``--rule``, as ``solve`` and ``play`` take them
+    (read with :func:`_position`)."""
+
+    def decorate(fn):
+        for d in reversed((
+            click.argument("variant", required=False),
+            click.argument("deal_ref", metavar="[N|CODE|daily[:YYYY-MM-DD]]", required=False),
+            click.option("--layout", "layout_file", metavar="FILE",
+                         help=f"{verb} the position in FILE (JSON or the text form; - reads stdin) "
+                              "instead of a numbered deal."),
+            _deal_rule_option,
+        )):
+            fn = d(fn)
+        return fn
+
+    return decorate
+
+
 @main.command("solve", context_settings=_NUMBERS_ARE_ARGUMENTS)
-@click.argument("variant", required=False)
-@click.argument("deal_ref", metavar="[N|CODE|daily[:YYYY-MM-DD]]", required=False)
-@click.option("--layout", "layout_file", metavar="FILE",
-              help="Solve the position in FILE (JSON or the text form; - reads stdin) instead of a numbered deal.")
-@_deal_rule_option
+@_position_arguments("Solve")
 @click.option("--max-nodes", type=int, default=None,
               help="Node budget (0 = no limit; the same answer on every machine) [default: the solver's].")
 @click.option("--timeout", type=float, default=None, help="Time budget in seconds (0 = no limit) [default: none].")
@@ -429,9 +464,6 @@ def solve_cmd(variant, deal_ref, layout_file, rule_overrides, max_nodes, timeout
     """
     import json
 
-    from .deals import deal_code, deal_layout, parse_deal_ref
-    from .rules import get_rules
-
     # Check everything the user typed before loading the solver.
     if as_json and (show or show_every):
         fail("choose one of --json and --show")
@@ -452,20 +484,7 @@ def solve_cmd(variant, deal_ref, layout_file, rule_overrides, max_nodes, timeout
     budgets = {}
     if max_memory is not None:
         budgets["max_memory"] = checked.max_memory
-    if layout_file is not None:
-        if deal_ref is not None:
-            fail("give a deal or --layout FILE, not both")
-        rules, layout = _read_layout_file(layout_file, variant, rule_overrides)
-        number, title = None, f"{rules.label} layout {layout_file}"
-    else:
-        if variant is None:
-            fail("give a VARIANT and a deal (N, an EH1 code or daily), or --layout FILE")
-        rules = get_rules(variant, rule_overrides)
-        if deal_ref is None:
-            fail(f"give a deal to solve: harpsolve solve {variant} N (or an EH1 code, or daily), or --layout FILE")
-        number = parse_deal_ref(deal_ref)
-        layout = deal_layout(rules, number)
-        title = f"{rules.label} deal {number} ({deal_code(number)})"
+    rules, layout, number, title = _position(variant, deal_ref, layout_file, rule_overrides, "solve")
 
     from .solver import SolverError, solve
 
@@ -558,6 +577,102 @@ def verify_cmd(solution):
                    f"not the {claimed} the file claims")
         sys.exit(1)
     click.echo(f"won in {result.moves} moves" + (f", score {result.score}" if scored else ""))
+
+
+# ---- play ------------------------------------------------------------------------------
+EXIT_LOST = 12
+
+
+@main.command("play", context_settings=_NUMBERS_ARE_ARGUMENTS)
+@_position_arguments("Play")
+@click.option("--policy", type=click.Choice(["hop", "rules"]), default="hop", show_default=True,
+              help="hop: sample the unseen cards, solve each sample, play the move most solutions start with; "
+                   "rules: a careful human's rules of thumb.")
+@click.option("--samples", type=int, default=None, help="hop: sampled worlds per decision [default: 10].")
+@click.option("--max-nodes", type=int, default=None, help="hop: solver nodes per sampled world [default: 2000].")
+@click.option("--seed", type=int, default=None, help="hop: random seed of the sampling [default: 0].")
+@click.option("--max-moves", type=int, default=None, help="Stop the game after this many moves [default: 5000].")
+@click.option("--json", "as_json", is_flag=True,
+              help="Print the game record as JSON; its 'solution' (a won game) is what `harpsolve verify` reads.")
+@friendly
+def play_cmd(variant, deal_ref, layout_file, rule_overrides, policy, samples, max_nodes, seed, max_moves, as_json):
+    """Play deal N of VARIANT (or a layout file) without seeing the face-down
+    cards or the stock before they turn: the player's win, not the solver's.
+
+    \b
+      harpsolve play easy-harp 5
+      harpsolve play klondike-3 17 --policy rules
+      harpsolve play easy-harp 5 --samples 20 --max-nodes 5000 --seed 3 --json
+
+    The player sees what a person at the table sees (README: "Playing without
+    peeking"); the moves are SPEC tokens and a won game replays in `verify`.
+
+    \b
+    Exit status:
+       0  won
+      12  not won
+       2  bad input (variant, deal, layout file, rule or option)
+    """
+    import json
+    import textwrap
+
+    from .player import DEFAULT_MAX_MOVES, DEFAULT_MAX_NODES, DEFAULT_SAMPLES, DEFAULT_SEED, make_policy, play
+
+    if policy != "hop":
+        for option, value in (("--samples", samples), ("--max-nodes", max_nodes), ("--seed", seed)):
+            if value is not None:
+                fail(f"{option} is a setting of --policy hop, not {policy}")
+    check_number("--samples", samples, least=1, what="a number of worlds")
+    check_number("--max-nodes", max_nodes, least=1, what="a number of nodes")
+    check_number("--max-moves", max_moves, least=1, what="a number of moves")
+    rules, layout, number, title = _position(variant, deal_ref, layout_file, rule_overrides, "play")
+    player = make_policy(policy, rules, samples=samples or DEFAULT_SAMPLES, max_nodes=max_nodes or DEFAULT_MAX_NODES,
+                         seed=DEFAULT_SEED if seed is None else seed)
+    if policy == "hop":
+        from .solver import warm_up
+
+        warm_up(rules, layout)  # numba loads its kernels here, not inside the game's time
+    try:
+        record = play(rules, layout, player, max_moves or DEFAULT_MAX_MOVES)
+    except KeyboardInterrupt:
+        fail("interrupted", 130)
+    code = 0 if record.won else EXIT_LOST
+    try:
+        if as_json:
+            click.echo(json.dumps(record.to_dict(number)))
+        else:
+            for line in _play_summary(title, record):
+                click.echo(line)
+            click.echo(textwrap.fill(" ".join(record.moves), 78, break_on_hyphens=False) if record.moves
+                       else "(no move played)")
+        sys.stdout.flush()
+    except BrokenPipeError:
+        _reader_gone(code)
+    sys.exit(code)
+
+
+def _play_summary(title: str, record) -> list[str]:
+    """The head of a game record: who played, how it ended, what the player knew, the cost."""
+    settings = ", ".join(f"{k.replace('_', ' ')} {v:,}" for k, v in record.params.items())
+    n = len(record.moves)
+    if record.won:
+        sol = record.solution()
+        head = f"won in {n} moves" + (f", score {sol['score']}" if "score" in sol else "")
+    else:
+        why = {"no move": "no move leads to a position not seen before",
+               "move limit": "the move limit was reached"}[record.end]
+        head = f"not won after {n} moves: {why}"
+    if record.never_seen:
+        knew = (f"{record.never_seen} cards never seen ({record.unseen_face_down} face down, "
+                f"{record.unseen_stock} in the stock)")
+    else:
+        knew = "every card seen"
+    cost = f"{record.seconds:.2f} s"
+    if "solves" in record.stats:
+        cost += (f"; {record.stats['solves']:,} solves, {record.stats['nodes']:,} nodes; "
+                 f"rules policy chose {record.stats['fallbacks']:,} moves")
+    return [title, f"player {record.policy}" + (f" ({settings})" if settings else ""), head,
+            f"at the end: {knew}", cost, "moves:"]
 
 
 # ---- sweep, stats, compare ---------------------------------------------------------

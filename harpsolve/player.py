@@ -1,0 +1,573 @@
+"""Playing without peeking: information-set play.
+
+Every rate the solver publishes is *thoughtful*: it sees the face-down cards
+and the stock order (SPEC §4).  A player at the table does not.  This module
+plays a game the way that player must, in three parts kept apart on purpose:
+
+* :class:`Table`, the referee.  It alone holds the true position (a
+  reference-engine :class:`~harpsolve.reference.Game`), applies moves (the
+  reference engine says what is legal) and reveals cards.  It hands out
+  :class:`Observation` objects and nothing else.
+* :func:`observe`, the player's knowledge: the true position and what has
+  been revealed so far -> the position with every card the player has not
+  seen replaced by :data:`UNSEEN`, and the multiset of those cards.
+* the policies (:class:`RulesPolicy`, :class:`HopPolicy`): ``choose(obs)``
+  reads an observation and returns a move.  They never receive a ``Table``
+  or a ``Game`` of the real position, so they cannot peek; the tests check
+  it (two deals that differ only in unseen cards get the same moves).
+
+What the player has seen (the SPEC's rules for what is in view):
+
+* every face-up card, the waste, the free cells and the foundations;
+* every stock card it has seen drawn: a card turned onto the waste stays
+  known when the waste goes back into the stock (``w>s`` keeps the order),
+  so with unlimited passes it knows the whole stock after one pass; with
+  draw 3 it has seen exactly the cards turned (all three of a draw go face
+  up on the waste);
+* a face-down card is unseen until it turns face up.
+
+A layout given as a file may start mid-game (pass 2, a waste): its waste is
+in view, its stock counts as unseen (the player did not see its history).
+
+>>> from harpsolve.rules import get_rules
+>>> from harpsolve.deals import deal_layout
+>>> rules = get_rules("easy-harp")
+>>> table = Table(rules, deal_layout(rules, 5))
+>>> obs = table.observation()
+>>> len(obs.unseen), obs.layout.columns[1][0] == UNSEEN   # 36 face-down + 59 stock cards
+(95, True)
+>>> table.play("s>w"); len(table.observation().unseen)
+94
+"""
+from __future__ import annotations
+
+import random
+import time
+from collections import Counter
+from dataclasses import dataclass, field, replace
+
+from .cards import N_KINDS, deck, rank_of, suit_of
+from .layout import Layout
+from .reference import (CELL_TO_FOUNDATION, COLUMN_TO_CELL, COLUMN_TO_COLUMN, COLUMN_TO_FOUNDATION, DRAW,
+                        RECYCLE, TAKE_BACK, WASTE_TO_COLUMN, WASTE_TO_FOUNDATION, Game, Move, parse_move)
+from .rules import Rules, builds_on
+
+UNSEEN = -1  # a card the player has not seen, in an observation's layout
+
+KING = 13
+
+
+# ---- knowledge ------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Observation:
+    """What the player sees: ``layout`` is the position with :data:`UNSEEN` in
+    every slot holding a card not yet seen (face-down cards, stock cards never
+    drawn); ``unseen`` is the sorted multiset of those cards, which the player
+    knows as the full deck less every card in view."""
+
+    rules: Rules
+    layout: Layout
+    unseen: tuple[int, ...]
+
+    def flat(self) -> list[int]:
+        return _flat(self.layout)
+
+    def complete(self, cards) -> Layout:
+        """The position with the unseen slots filled by ``cards`` in slot order
+        (columns left to right, bottom to top, then the stock first drawn first)."""
+        it = iter(cards)
+        return _unflat(self.layout, [next(it) if c == UNSEEN else c for c in self.flat()])
+
+    def sample(self, rng: random.Random) -> Layout:
+        """One completion drawn uniformly: the unseen cards shuffled into the unseen slots."""
+        cards = list(self.unseen)
+        rng.shuffle(cards)
+        return self.complete(cards)
+
+    def admits(self, layout: Layout) -> bool:
+        """Does ``layout`` (a position of the same shape) agree with every card in view?"""
+        return all(o == UNSEEN or o == c for o, c in zip(self.flat(), _flat(layout)))
+
+    def placeholder(self) -> Game:
+        """A game of one fixed completion (the unseen cards in sorted order).  Legality and
+        the effect of a move on the cards in view do not depend on the unseen cards, so any
+        completion answers those questions as the real position would."""
+        return Game(self.rules, self.complete(self.unseen), check=False)
+
+    def legal_moves(self) -> list[Move]:
+        return self.placeholder().legal_moves()
+
+    def key(self) -> tuple:
+        """The position as the player sees it, in the reference engine's canonical form
+        (unseen cards as UNSEEN): equal keys, the same position."""
+        return Game(self.rules, self.layout, check=False, undo=False).key()
+
+    def after(self, move: Move) -> "Observation":
+        """What the player will see after ``move`` if it reveals nothing (then the answer is
+        exact; after a move that reveals a card, the revealed card is a placeholder)."""
+        game = self.placeholder()
+        seen = _stock_seen(self.layout)
+        game.apply(move)
+        return observe(game, stock_seen_after(seen, move, len(game.stock)))
+
+    @property
+    def unseen_face_down(self) -> int:
+        return sum(fd for fd in self.layout.face_down)
+
+    @property
+    def unseen_stock(self) -> int:
+        return sum(c == UNSEEN for c in self.layout.stock)
+
+
+def _flat(layout: Layout) -> list[int]:
+    """The cards of the slots a card can move through unseen or be revealed into, in slot
+    order: the columns, the stock, the waste (always in view, but a draw reveals a card
+    there).  Cells and foundations only ever hold cards that were in view."""
+    return [c for col in layout.columns for c in col] + list(layout.stock) + list(layout.waste)
+
+
+def _unflat(shape: Layout, cards: list[int]) -> Layout:
+    cols, k = [], 0
+    for col in shape.columns:
+        cols.append(cards[k:k + len(col)])
+        k += len(col)
+    n = len(shape.stock)
+    return replace(shape, columns=cols, face_down=list(shape.face_down), stock=cards[k:k + n],
+                   waste=cards[k + n:], cells=list(shape.cells), foundations=list(shape.foundations))
+
+
+def _stock_seen(layout: Layout) -> tuple[bool, ...]:
+    return tuple(c != UNSEEN for c in layout.stock)
+
+
+def stock_seen_after(stock_seen, move: Move, stock_left: int) -> tuple[bool, ...]:
+    """Which stock cards the player has seen after ``move``: ``stock_seen`` holds one flag
+    per stock card before it (the next drawn first), ``stock_left`` is the stock's size
+    after it.  A draw turns the first cards (they leave the stock, seen, for the waste);
+    ``w>s`` makes the waste, every card of it seen, the new stock."""
+    if move.kind == DRAW:
+        return tuple(stock_seen[len(stock_seen) - stock_left:])
+    if move.kind == RECYCLE:
+        return (True,) * stock_left
+    return tuple(stock_seen)
+
+
+def observe(game: Game, stock_seen) -> Observation:
+    """The player's observation of the true position ``game``, given which stock cards it
+    has seen (``stock_seen``, one flag per card of ``game.stock``).  Face-down cards and
+    unseen stock cards become :data:`UNSEEN`; ``unseen`` is the full deck less every card in
+    view (computed from the view alone, not read off the hidden cards)."""
+    lay = game.to_layout()
+    cols = [[UNSEEN if k < fd else c for k, c in enumerate(col)] for col, fd in zip(lay.columns, lay.face_down)]
+    stock = [c if seen else UNSEEN for c, seen in zip(lay.stock, stock_seen)]
+    view = replace(lay, columns=cols, stock=stock)
+    in_view = view.all_cards()
+    in_view.pop(UNSEEN, None)
+    unseen = Counter(deck(game.rules.decks)) - in_view
+    return Observation(game.rules, view, tuple(sorted(unseen.elements())))
+
+
+# ---- the referee -----------------------------------------------------------------------------
+class Table:
+    """The referee: the true position, the moves played, and what has been revealed.
+
+    Policies never get this object: the play loop (:func:`play`) hands them
+    :meth:`observation` only.  Moves are checked and applied by the reference
+    engine, so a move the rules refuse raises :class:`~harpsolve.reference.MoveError`.
+    """
+
+    def __init__(self, rules: Rules, layout: Layout):
+        self._game = Game(rules, layout, undo=False)
+        # a layout's stock is unseen at the start, whatever its pass number (module docstring)
+        self._stock_seen = (False,) * len(layout.stock)
+
+    def observation(self) -> Observation:
+        return observe(self._game, self._stock_seen)
+
+    def play(self, move) -> None:
+        m = parse_move(move)
+        self._game.apply(m)
+        self._stock_seen = stock_seen_after(self._stock_seen, m, len(self._game.stock))
+
+    @property
+    def won(self) -> bool:
+        return self._game.is_won()
+
+    @property
+    def moves(self) -> list[str]:
+        return [str(m) for m in self._game.history]
+
+    @property
+    def played(self) -> int:
+        """How many moves have been played."""
+        return len(self._game.history)
+
+
+# ---- policies --------------------------------------------------------------------------------
+class Policy:
+    """A player: ``choose(obs)`` -> the move to play, or None to give up.
+
+    ``visited`` holds every position (as the player sees it) the game has been
+    in; a policy never moves back into one, so a game cannot go round in
+    circles (a full turn of the stock with no play in between comes back to a
+    visited position, so the stock is not drawn forever either).
+    """
+
+    name = ""
+
+    def __init__(self, rules: Rules):
+        self.rules = rules
+        self.visited: set = set()
+
+    def params(self) -> dict:
+        return {}
+
+    def choose(self, obs: Observation) -> Move | None:
+        self.visited.add(obs.key())
+        return self._choose(obs)
+
+    def _choose(self, obs: Observation) -> Move | None:
+        raise NotImplementedError
+
+    def _fresh(self, obs: Observation, move: Move) -> bool:
+        """Does ``move`` lead to a position not visited yet?  (A move that reveals a card
+        always does: the number of unseen cards never grows back.)"""
+        nxt = obs.after(move)
+        return len(nxt.unseen) < len(obs.unseen) or nxt.key() not in self.visited
+
+
+# Rule-based play, in priority order (higher first).  A careful human's habits: cards that
+# nothing in play could still need go up first; then moves that turn a face-down card (the
+# column with most face-down cards first); then the waste's card onto the foundations or a
+# column; a king into an empty column; emptying a column only when a king is waiting for
+# it; the stock last.  Moves between columns that neither turn a card nor make room, and
+# take-backs, are not played where cards lie face down: there they shuffle cards without
+# progress.  Where every card is in view (rules.face_down == "none": Baker's Game) nothing
+# else ever frees a card, so moves between columns and into free cells come after the rest.
+# Where only the top card moves between columns (rules.column_moves == "single": the Harps),
+# a face-down card is reached one card at a time: moving the top card off a column with
+# face-down cards is digging towards one, played before the stock (the nearest hidden card
+# first).
+P_SAFE_UP, P_TURN, P_WASTE_UP, P_KING_DOWN, P_WASTE_DOWN, P_UP, P_MAKE_ROOM, P_DIG, P_CELL, P_SHIFT, P_DRAW, \
+    P_RECYCLE, P_CELL_IN = 100, 90, 80, 70, 60, 50, 40, 35, 30, 25, 20, 10, 5
+
+
+class RulesPolicy(Policy):
+    """The careful human described above the ``P_*`` priorities; ties go to
+    the first move in the reference engine's order."""
+
+    name = "rules"
+
+    def _choose(self, obs: Observation) -> Move | None:
+        game = obs.placeholder()
+        scored = []
+        for k, m in enumerate(game.legal_moves()):
+            p = self._priority(game, m)
+            if p is not None:
+                scored.append((-p, k, m))
+        for _, _, m in sorted(scored, key=lambda x: x[:2]):
+            if self._fresh(obs, m):
+                return m
+        return None
+
+    def _safe(self, game: Game, card: int) -> bool:
+        """Nothing could ever need ``card`` in a column any more: every card that builds on
+        it (all copies) is already on the foundations."""
+        d = self.rules.decks
+        for x in range(N_KINDS):
+            if builds_on(self.rules, x, card):
+                up = sum(h >= rank_of(x) for h in game.foundations[suit_of(x) * d:(suit_of(x) + 1) * d])
+                if up < d:
+                    return False
+        return True
+
+    def _priority(self, game: Game, m: Move) -> float | None:
+        k = m.kind
+        if k in (WASTE_TO_FOUNDATION, COLUMN_TO_FOUNDATION, CELL_TO_FOUNDATION):
+            card = (game.waste[-1] if k == WASTE_TO_FOUNDATION else game.columns[m.src - 1][-1]
+                    if k == COLUMN_TO_FOUNDATION else game.cells[m.src - 1])
+            if self._safe(game, card):
+                return P_SAFE_UP
+        if k in (COLUMN_TO_FOUNDATION, COLUMN_TO_COLUMN, COLUMN_TO_CELL):
+            i = m.src - 1
+            n = m.n if k == COLUMN_TO_COLUMN else 1
+            fd = game.face_down[i]
+            if fd and len(game.columns[i]) - n == fd:
+                return P_TURN + fd / 100  # turns a card; the longest hidden pile first
+            if k == COLUMN_TO_COLUMN:
+                bottom = game.columns[i][-n]
+                if rank_of(bottom) == KING and not game.columns[m.dst - 1]:
+                    return None if len(game.columns[i]) == n else P_KING_DOWN  # a king already at the bottom stays
+                if len(game.columns[i]) == n and self._king_waiting(game):
+                    return P_MAKE_ROOM
+                if fd and n == 1 and self.rules.column_moves == "single":
+                    return P_DIG - (len(game.columns[i]) - fd) / 100  # fewest cards above the hidden ones first
+                return P_SHIFT if self.rules.face_down == "none" else None
+        if k == WASTE_TO_FOUNDATION:
+            return P_WASTE_UP
+        if k == WASTE_TO_COLUMN:
+            return P_KING_DOWN if not game.columns[m.dst - 1] else P_WASTE_DOWN
+        if k in (COLUMN_TO_FOUNDATION, CELL_TO_FOUNDATION):
+            return P_UP
+        if k == COLUMN_TO_CELL:
+            return P_CELL_IN if self.rules.face_down == "none" else None
+        if k == TAKE_BACK:
+            return None
+        if k == DRAW:
+            return P_DRAW
+        if k == RECYCLE:
+            return P_RECYCLE
+        return P_CELL  # a card from a free cell back into play
+
+    @staticmethod
+    def _king_waiting(game: Game) -> bool:
+        """A king on the waste, or at the bottom of the face-up part of a column with cards under it."""
+        if game.waste and rank_of(game.waste[-1]) == KING:
+            return True
+        return any(fd and rank_of(col[fd]) == KING for col, fd in zip(game.columns, game.face_down))
+
+
+@dataclass
+class _Sample:
+    """One sampled world: a full position that agrees with everything the player has seen,
+    and the rest of a solution of it (``tail``), if one is known."""
+
+    world: Game
+    tail: list[str] | None = None
+    tried: int = 0        # the largest budget it was solved with, without success, since the last reveal
+    proved: bool = False  # proved unsolvable: retry only once the world itself changes
+
+
+DEFAULT_SAMPLES = 10
+DEFAULT_MAX_NODES = 2_000
+DEFAULT_SEED = 0
+MAX_BOOST = 16  # at most this many times max_nodes per world when no world is solved
+
+
+class HopPolicy(Policy):
+    """Hindsight optimisation.
+
+    At each decision the player holds ``samples`` worlds, each a completion of
+    the unseen cards drawn uniformly (a seeded shuffle of the unseen cards into
+    the unseen slots).  Each world is solved by the thoughtful solver with a
+    budget of ``max_nodes`` nodes; the first move of every solution found is a
+    vote, and the move with most votes is played (ties: the move of the world
+    sampled first).  With no solution in any world, the rules policy chooses.
+
+    Worlds are kept between decisions, which is what makes the player cheap:
+
+    * a move that reveals nothing leaves every world consistent with the view;
+      a world whose solution began with the move played keeps the rest of it
+      and is not solved again;
+    * when a card is revealed, a world that disagrees with it is repaired: the
+      revealed card is swapped into its slot from one of the world's unseen
+      slots that holds that card (chosen with the seeded generator).  A world
+      drawn uniformly from the completions of the old view becomes, so
+      repaired, uniform over the completions of the new one (every new
+      completion has the same number of preimages: itself and one per unseen
+      slot holding another card, each weighted 1 / copies of the revealed card
+      among the unseen).  When several cards are revealed at once (draw 3), the
+      world is drawn afresh;
+    * a world the solver did not solve within its budget is tried again only
+      after the next reveal, or with a bigger budget; one proved unsolvable
+      only once it changes.
+
+    Budgets: ``max_nodes`` per world; worlds that are the same card for card
+    (with nothing left unseen, all of them) are solved once, with the budget
+    of all of them together.  When no world has a solution, the unsolved ones
+    are solved again with twice the budget, up to ``MAX_BOOST`` times it,
+    before the rules policy is asked: a position with no solution in sight is
+    where thinking longer pays.
+
+    Every random choice depends on the observations and ``seed`` only.
+    """
+
+    name = "hop"
+
+    def __init__(self, rules: Rules, samples: int = DEFAULT_SAMPLES, max_nodes: int = DEFAULT_MAX_NODES,
+                 seed: int = DEFAULT_SEED):
+        super().__init__(rules)
+        if samples < 1:
+            raise ValueError("samples must be at least 1")
+        if max_nodes < 1:
+            raise ValueError("max_nodes must be at least 1")
+        self.samples, self.max_nodes, self.seed = samples, max_nodes, seed
+        self.rng = random.Random(seed)
+        self.fallback = RulesPolicy(rules)
+        self.fallback.visited = self.visited  # one memory of visited positions for both
+        self.worlds: list[_Sample] | None = None
+        self.last: Move | None = None
+        self.unseen_before = 0
+        self.nodes = 0           # solver nodes spent
+        self.solves = 0          # solver calls
+        self.fallbacks = 0       # decisions the rules policy took
+
+    def params(self) -> dict:
+        return {"samples": self.samples, "max_nodes": self.max_nodes, "seed": self.seed}
+
+    def choose(self, obs: Observation) -> Move | None:
+        m = super().choose(obs)
+        self.last, self.unseen_before = m, len(obs.unseen)
+        return m
+
+    # ---- keeping the worlds in step with the view ---------------------------------------
+    def _new_world(self, obs: Observation) -> _Sample:
+        return _Sample(Game(self.rules, obs.sample(self.rng), check=False, undo=False))
+
+    def _follow(self, obs: Observation) -> None:
+        """Play the last move in every world and bring each back into line with ``obs``."""
+        revealed = len(obs.unseen) < self.unseen_before
+        last = str(self.last)
+        for k, s in enumerate(self.worlds):
+            s.world.apply(self.last)  # legal: the world agrees with every card in view
+            s.tail = s.tail[1:] if s.tail and s.tail[0] == last else None
+            if not revealed:
+                continue
+            s.tried = 0
+            world = s.world.to_layout()
+            if obs.admits(world):
+                continue
+            repaired = self._repair(obs, world)
+            if repaired is None:
+                self.worlds[k] = self._new_world(obs)
+            else:
+                self.worlds[k] = _Sample(Game(self.rules, repaired, check=False, undo=False))
+
+    def _repair(self, obs: Observation, world: Layout) -> Layout | None:
+        """``world`` with the one card it gets wrong swapped into place (class docstring);
+        None when it gets more than one card wrong."""
+        view, cards = obs.flat(), _flat(world)
+        wrong = [j for j, (o, c) in enumerate(zip(view, cards)) if o != UNSEEN and o != c]
+        if len(wrong) != 1:
+            return None
+        j = wrong[0]
+        holders = [i for i, (o, c) in enumerate(zip(view, cards)) if o == UNSEEN and c == view[j]]
+        i = self.rng.choice(holders)
+        cards[i], cards[j] = cards[j], cards[i]
+        return _unflat(world, cards)
+
+    def _solve_worlds(self, budget: int) -> None:
+        """Solve every world that has no solution, is not proved lost and was not tried with
+        ``budget`` yet; identical worlds once, with their budgets pooled (class docstring)."""
+        from .solver import solve
+
+        groups: dict = {}
+        for s in self.worlds:
+            if s.tail is None and not s.proved and s.tried < budget:
+                # the cards slot by slot, not the canonical key: a solution's tokens name columns
+                groups.setdefault(tuple(_flat(s.world.to_layout())), []).append(s)
+        for same in groups.values():
+            r = solve(self.rules, layout=same[0].world.to_layout(), max_nodes=budget * len(same), polish=False,
+                      verify=False)
+            self.nodes += r.nodes
+            self.solves += 1
+            for s in same:
+                s.tail = list(r.moves) if r.solved else None
+                s.tried, s.proved = (0 if r.solved else budget), r.status == "unsolvable"
+
+    # ---- the decision ----------------------------------------------------------------------
+    def _choose(self, obs: Observation) -> Move | None:
+        if self.worlds is None:
+            self.worlds = [self._new_world(obs) for _ in range(self.samples)]
+        else:
+            self._follow(obs)
+        boost = 1
+        while True:
+            self._solve_worlds(self.max_nodes * boost)
+            if any(s.tail for s in self.worlds) or boost >= MAX_BOOST:
+                break
+            boost *= 2
+        # most votes first; among equals, the move of the world sampled first (most_common is
+        # stable, and the worlds' order depends on the seed and the observations only)
+        votes = Counter(s.tail[0] for s in self.worlds if s.tail)
+        view = obs.placeholder()
+        for token, _ in votes.most_common():
+            m = parse_move(token)
+            if view.why_illegal(m) is not None:  # the worlds agree with the view: a bug if so
+                raise AssertionError(f"a sampled world's move {token} is not legal at the table")
+            if self._fresh(obs, m):
+                return m
+        self.fallbacks += 1
+        return self.fallback._choose(obs)
+
+
+POLICIES = {p.name: p for p in (HopPolicy, RulesPolicy)}
+
+
+def make_policy(name: str, rules: Rules, *, samples: int = DEFAULT_SAMPLES, max_nodes: int = DEFAULT_MAX_NODES,
+                seed: int = DEFAULT_SEED) -> Policy:
+    """The policy called ``name`` (``hop`` or ``rules``); ``rules`` ignores the sampling settings."""
+    if name not in POLICIES:
+        raise ValueError(f"unknown policy {name!r}; choose one of {', '.join(POLICIES)}")
+    if name == "hop":
+        return HopPolicy(rules, samples=samples, max_nodes=max_nodes, seed=seed)
+    return POLICIES[name](rules)
+
+
+# ---- one game --------------------------------------------------------------------------------
+DEFAULT_MAX_MOVES = 5_000
+
+
+@dataclass
+class GameRecord:
+    """How one game went.  ``end`` is ``won``, ``no move`` (the policy found no move to a
+    position not visited yet) or ``move limit``."""
+
+    rules: Rules
+    layout: Layout
+    policy: str
+    params: dict
+    moves: list[str]
+    won: bool
+    end: str
+    unseen_face_down: int   # at the end: face-down cards never turned
+    unseen_stock: int       # ...and stock cards never seen
+    seconds: float
+    stats: dict = field(default_factory=dict)
+
+    @property
+    def never_seen(self) -> int:
+        return self.unseen_face_down + self.unseen_stock
+
+    def solution(self, deal: int | None = None) -> dict | None:
+        """The SPEC §4 solution JSON of a won game (what ``harpsolve verify`` reads), else None."""
+        if not self.won:
+            return None
+        from .reference import replay
+        from .solver import SolveResult
+
+        rep = replay(self.rules, self.layout, self.moves)
+        score = rep.score if self.rules.scoring == "easy-harp" else None
+        return SolveResult(self.rules.name, deal, self.rules, self.layout, "solved", moves=list(self.moves),
+                           score=score, nodes=self.stats.get("nodes", 0), seconds=self.seconds,
+                           engine=f"player {self.policy}").to_dict()
+
+    def to_dict(self, deal: int | None = None) -> dict:
+        return {"variant": self.rules.name, "rules": self.rules.label, "deal": deal, "policy": self.policy,
+                "params": dict(self.params), "won": self.won, "end": self.end, "moves_played": len(self.moves),
+                "moves": list(self.moves), "never_seen": self.never_seen,
+                "unseen_face_down": self.unseen_face_down, "unseen_stock": self.unseen_stock,
+                "seconds": round(self.seconds, 6), **self.stats, "solution": self.solution(deal)}
+
+
+def play(rules: Rules, layout: Layout, policy: Policy, max_moves: int = DEFAULT_MAX_MOVES) -> GameRecord:
+    """Play one game of ``layout`` with ``policy``: the policy sees observations only."""
+    t0 = time.perf_counter()
+    table = Table(rules, layout)
+    end = "move limit"
+    while True:
+        if table.won:
+            end = "won"
+            break
+        if table.played >= max_moves:
+            break
+        move = policy.choose(table.observation())
+        if move is None:
+            end = "no move"
+            break
+        table.play(move)
+    seconds = time.perf_counter() - t0
+    obs = table.observation()
+    stats = {k: getattr(policy, k) for k in ("nodes", "solves", "fallbacks") if hasattr(policy, k)}
+    return GameRecord(rules, layout, policy.name, policy.params(), table.moves, table.won, end,
+                      obs.unseen_face_down, obs.unseen_stock, seconds, stats)
