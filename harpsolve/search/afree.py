@@ -191,7 +191,7 @@ def _derive(S, q, cols, talon, vis, free, locked, present):
     rem = np.uint64(S[S_REM])
     while rem:
         low = rem & (~rem + np.uint64(1))
-        vis[talon[_bitlen(low) - 1]] -= 1
+        vis[talon[bitlen(low) - 1]] -= 1
         rem ^= low
     ncol = q[Q_NCOL]
     for t in range(26):
@@ -261,17 +261,11 @@ def _lower(S, cols, i):
 
 # ---- the stock -------------------------------------------------------------------
 @njit(**NORC)
-def _bitlen(x):
-    """Number of bits of a uint64 (0 for 0)."""
-    return bitlen(x)
-
-
-@njit(**NORC)
 def _canon(rem, p):
     """1 + the highest talon index below ``p`` still left (0 if none)."""
     if p <= 0:
         return 0
-    return _bitlen(rem & ((np.uint64(1) << np.uint64(p)) - np.uint64(1)))
+    return bitlen(rem & ((np.uint64(1) << np.uint64(p)) - np.uint64(1)))
 
 
 @njit(**NORC)
@@ -282,7 +276,7 @@ def _advance(rem, p, draw, tlen):
         x &= x - np.uint64(1)
     if x == np.uint64(0):
         return tlen
-    return p + _bitlen(x & (~x + np.uint64(1)))
+    return p + bitlen(x & (~x + np.uint64(1)))
 
 
 @njit(**NORC)
@@ -745,8 +739,7 @@ def _dfs(S, moves, nmoves, nxt, t, ctr, q, cols, talon, radix, node_slice, w, ch
 
 
 @njit(**JIT)
-def _root(S, moves, nmoves, nxt, t, ctr, q, cols, talon, radix):
-    w = work()
+def _root(S, moves, nmoves, nxt, t, ctr, q, cols, talon, radix, w):
     k1, k2 = _key(S[0], q, radix)
     _insert(t, k1, k2)
     ctr[C_STORED] = 1
@@ -887,7 +880,7 @@ class Search:
         self.t = np.zeros(2 * INITIAL_TABLE, np.uint64)
         self.w, self.child = work(), np.empty(S_SIZE, np.int64)
         _root(self.S, self.moves, self.nmoves, self.nxt, self.t, self.ctr, pr.q, pr.cols, pr.talon,
-              pr.radix)
+              pr.radix, self.w)
         self._count()
 
     def table_bytes(self) -> int:
