@@ -79,8 +79,9 @@ def packed(rules: Rules, layout: Layout) -> np.ndarray:
     return pack(layout, rules)
 
 
-def deadlock_candidate(rules: Rules, rng: random.Random, lowest_rank: int) -> Layout:
-    """Every card of rank >= ``lowest_rank`` in play, every column non-empty, no stock.
+def deadlock_candidate(rules: Rules, rng: random.Random, lowest_rank: int, stock_share: float = 0.0) -> Layout:
+    """Every card of rank >= ``lowest_rank`` in play, every column non-empty; a share
+    ``stock_share`` of the cards in the stock (none by default).
 
     Kings that cannot reach an empty column and queens buried under them are
     the usual way such a position locks up; the exhaustive search decides.
@@ -88,6 +89,8 @@ def deadlock_candidate(rules: Rules, rng: random.Random, lowest_rank: int) -> La
     cards_ = [make_card(r, s) for s in range(4) for r in range(lowest_rank, 14) for _ in range(rules.decks)]
     rng.shuffle(cards_)
     n = rules.n_columns
+    k = min(int(len(cards_) * stock_share), len(cards_) - n) if rules.draw else 0
+    stock, cards_ = cards_[:k], cards_[k:]
     if len(cards_) < n:
         raise ValueError("not enough cards to fill every column")
     cols = [[c] for c in cards_[:n]]
@@ -96,4 +99,4 @@ def deadlock_candidate(rules: Rules, rng: random.Random, lowest_rank: int) -> La
     down = [len(col) - 1 if rules.face_down != "none" else 0 for col in cols]
     foundations = [make_card(lowest_rank - 1, s) for s in range(4) for _ in range(rules.decks)] if lowest_rank > 1 else []
     cells = [None] * rules.cells
-    return Layout(cols, down, stock=[], cells=cells, foundations=foundations).validate(rules)
+    return Layout(cols, down, stock=stock, cells=cells, foundations=foundations).validate(rules)

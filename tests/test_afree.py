@@ -114,6 +114,91 @@ def test_safe_moves_agree_with_the_search_without_them(variant, seed, left, take
     assert cut.nodes <= full.nodes or cut.status == "solved"
 
 
+# the games where the talon is a reserve (draw 1, unlimited passes): talon plays to a column
+# are deferred until used (afree._wanted); the two-deck one on five columns, where unsolvable
+# positions are common (on ten columns nearly every small one is won)
+RESERVE_GAMES = [("klondike-1", {}), ("endless-harp", {"draw": 1, "columns": "1,2,3,4,5"})]
+
+
+def _reserve_position(rules, rng, deadlock, left, lower, share):
+    if deadlock:
+        return deadlock_candidate(rules, rng, lowest_rank(rules, lower), stock_share=share)
+    return endgame(rules, rng, left, stock_share=share)
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(game=st.sampled_from(RESERVE_GAMES), seed=st.integers(0, 2**32), left=st.integers(6, 30),
+       takeback=st.booleans(), deadlock=st.booleans(), lower=st.integers(-1, 3),
+       share=st.sampled_from([0.1, 0.2, 0.4, 0.8]))
+def test_deferred_talon_plays_agree_with_the_search_without_them(game, seed, left, takeback, deadlock, lower, share):
+    """Deferring talon plays to a column until they are used, with the obligation to use them
+    next (afree._wanted, afree._obliged), never changes a verdict: against the same search
+    with the other cuts and without this one, and against the search with no cut at all."""
+    variant, overrides = game
+    rules = get_rules(variant, {**overrides, "takeback": takeback})
+    layout = _reserve_position(rules, random.Random(seed), deadlock, left, lower, share)
+    plain = afree.run(rules, layout, max_nodes=300_000, defer=False)
+    assume(plain.status != "unknown")
+    cut = afree.run(rules, layout, max_nodes=300_000)
+    assert cut.status == plain.status
+    if cut.status == "solved":
+        rep = replay(rules, layout, cut.tokens)
+        assert rep.ok and rep.won, rep.error
+    bare = afree.run(rules, layout, max_nodes=300_000, safe=False)
+    if bare.status != "unknown":
+        assert bare.status == cut.status
+
+
+def test_deferring_is_exercised_and_decides_deals_with_fewer_states():
+    """The deferral test above is not vacuous: on small positions with a talon both verdicts
+    occur and the deferral changes the search (on such small positions the states kept under
+    an obligation can outnumber those it saves: two-deck totals came out 3 % higher); on whole
+    deals it decides with far fewer states (klondike-1 deal 66: 193 527 -> 14 861)."""
+    rng = random.Random(11)
+    for variant, overrides in RESERVE_GAMES:
+        rules = get_rules(variant, overrides)
+        seen, with_, without = set(), 0, 0
+        for i in range(120):
+            layout = _reserve_position(rules, rng, True, 0, 0, 0.1)
+            plain = afree.run(rules, layout, max_nodes=300_000, defer=False)
+            cut = afree.run(rules, layout, max_nodes=300_000)
+            if "unknown" in (plain.status, cut.status):
+                continue
+            assert cut.status == plain.status
+            seen.add(cut.status)
+            if cut.status == "unsolvable":
+                with_, without = with_ + cut.states, without + plain.states
+        assert {"solved", "unsolvable"} <= seen, variant
+        assert with_ != without, (variant, with_, without)
+    # a whole deal: klondike-1 deal 66 is unsolvable either way
+    rules = get_rules("klondike-1")
+    layout = deal_layout(rules, 66)
+    plain, cut = afree.run(rules, layout, defer=False), afree.run(rules, layout)
+    assert plain.status == cut.status == "unsolvable"
+    assert cut.states < plain.states / 4
+
+
+def test_the_obligation_is_part_of_the_key():
+    """Two states that differ only in the obligation (afree.S_OB) have different keys; with no
+    obligation the key is what it was before the field existed."""
+    rules = get_rules("klondike-1")
+    pr = afree.Problem(rules, deal_layout(rules, 5))
+    assert pr.q[afree.Q_DEFER] == 1
+    S = pr.root.copy()
+    k0 = afree._key(S, pr.q, pr.radix)
+    tlen = int(pr.q[afree.Q_TLEN])
+    plain = (np.uint64(S[afree.S_REM]) | np.uint64(S[afree.S_POS]) << np.uint64(tlen))
+    assert k0[0] == plain
+    keys = {tuple(int(x) for x in k0)}
+    for ob in (1, 2, 26):
+        S[afree.S_OB] = ob
+        keys.add(tuple(int(x) for x in afree._key(S, pr.q, pr.radix)))
+    assert len(keys) == 4
+    # the flag is off where the talon is not a reserve
+    assert afree.Problem(get_rules("klondike-3"), deal_layout(rules, 5)).q[afree.Q_DEFER] == 0
+    assert afree.Problem(rules, deal_layout(rules, 5), safe=False).q[afree.Q_DEFER] == 0
+
+
 def test_both_verdicts_occur_on_small_positions():
     """The differential test above is not vacuous: afree proves and solves in every game
     (each first verdict is checked against the complete search)."""

@@ -73,7 +73,8 @@ so all pure positions reach the same talon plays and are keyed as one (0);
 Solvitaire and lonelybot key it so.  A non-pure position is keyed exactly;
 with a pass limit, the position and the recycles are keyed exactly.
 
-The key is exact, not a hash: ``k1`` = talon bits | position | recycles,
+The key is exact, not a hash: ``k1`` = talon bits | position | recycles
+| obligation (``_wanted``),
 ``k2`` = foundation heights (4 bits a place) | ``d`` in mixed radix | bit 63.
 The table stores both words and compares them, so two states never merge
 unless they are the same state.
@@ -86,7 +87,11 @@ above and the stock normalisation, both exact, four cuts (``safe=True``): a
 safe foundation move is a node's only move (``_forced``, Keller's rule in
 ``_safe``), a safe talon card that may go home is not also offered onto a
 column (``_talon_visit``), no take-back of a card nothing could ever lie on
-(``_useless``) nor of a card that would be safe (``_gen``); proofs there.  Past
+(``_useless``) nor of a card that would be safe (``_gen``); and where the
+talon is a reserve (draw 1, unlimited passes), a talon card goes to a column
+only when something needs it there, and the next move must use it
+(``_wanted``: the obligation is a field of the state and of its key, so no
+search path leaks into the table); proofs there.  Past
 ``MAX_DEPTH``, or a node with more moves than ``MAX_MOVES``, the search is
 flagged incomplete and can no longer answer ``unsolvable``.
 """
@@ -115,7 +120,9 @@ MK_TF, MK_TC, MK_CFL, MK_CFP, MK_RV, MK_TB = 0, 1, 2, 3, 4, 5
 # kernel parameters
 Q_DECKS, Q_DRAW, Q_PASSES, Q_TAKEBACK, Q_NCOL, Q_TLEN, Q_PBITS, Q_RCBITS, Q_SAFE = range(9)
 Q_PRI = 9      # 6 slots: the rank of each move kind in the order children are tried (lower first)
-Q_SIZE = 15
+Q_DEFER = 15   # 1: talon plays to a column are deferred until used (``_deferred``): draw 1, unlimited passes
+Q_SIZE = 16
+OB_BITS = 5    # the key's field for the obligation (S_OB: 0, or 1 + a type, at most 26)
 # which children the search tries first (move ordering only: every move is still tried)
 # measured, klondike-3 deals 1-100 at 200 000 nodes: unknown 9 with (CFL, RV, CFP, TF, TC, TB),
 # 7 with this order, 9-10 with three others
@@ -127,6 +134,7 @@ S_D = 8        # 10 columns
 S_REM = 18     # talon cards left, a bit per talon index
 S_POS = 19     # canonical position (1 + index of the waste top, 0 = empty waste / pure)
 S_RC = 20      # recycles done (0 under unlimited passes)
+S_OB = 21      # obligation: 1 + the type of the talon card just played to a column (Q_DEFER), else 0
 S_SIZE = 24
 
 # counters
@@ -305,7 +313,7 @@ def _normal_pos(rem, p, q):
 
 # ---- moves -------------------------------------------------------------------------
 @njit(**NORC)
-def _talon_visit(S, q, talon, free, empties, rem, p, rc, out, n, lim):
+def _talon_visit(S, q, cols, talon, vis, free, empties, rem, p, rc, out, n, lim):
     """The plays of the waste top at position ``p`` (after ``rc`` recycles).
 
     With ``safe``, a card that may go home and is safe (``_safe``) is not
@@ -331,6 +339,8 @@ def _talon_visit(S, q, talon, free, empties, rem, p, rc, out, n, lim):
     ok = empties > 0 if RANK[c] == 12 else free[PTYPE[c]] > 0
     if ok and home and q[Q_SAFE] and _safe(S, q, c):
         ok = False
+    if ok and q[Q_DEFER] and not _wanted(S, q, cols, talon, vis, free, TYPE[c]):
+        ok = False
     if ok and n < lim:
         out[n] = MK_TC | (j << 3) | (rc << 12)
         n += 1
@@ -338,7 +348,7 @@ def _talon_visit(S, q, talon, free, empties, rem, p, rc, out, n, lim):
 
 
 @njit(**NORC)
-def _talon_moves(S, q, talon, free, empties, out, n, lim):
+def _talon_moves(S, q, cols, talon, vis, free, empties, out, n, lim):
     """K+ talon plays: every waste top that draws and recycles can bring up.
 
     Unlimited passes: the current top, each position drawn to the end of the
@@ -355,10 +365,10 @@ def _talon_moves(S, q, talon, free, empties, out, n, lim):
     passes = q[Q_PASSES]
     p = S[S_POS]
     rc = S[S_RC]
-    n = _talon_visit(S, q, talon, free, empties, rem, p, rc, out, n, lim)
+    n = _talon_visit(S, q, cols, talon, vis, free, empties, rem, p, rc, out, n, lim)
     while not _at_end(rem, p, tlen):
         p = _advance(rem, p, draw, tlen)
-        n = _talon_visit(S, q, talon, free, empties, rem, p, rc, out, n, lim)
+        n = _talon_visit(S, q, cols, talon, vis, free, empties, rem, p, rc, out, n, lim)
     if passes == 0:
         if S[S_POS] != 0:
             p = 0
@@ -366,15 +376,125 @@ def _talon_moves(S, q, talon, free, empties, out, n, lim):
                 p = _advance(rem, p, draw, tlen)
                 if _at_end(rem, p, tlen):
                     break
-                n = _talon_visit(S, q, talon, free, empties, rem, p, rc, out, n, lim)
+                n = _talon_visit(S, q, cols, talon, vis, free, empties, rem, p, rc, out, n, lim)
     else:
         while rc + 1 < passes:
             rc += 1
             p = 0
             while not _at_end(rem, p, tlen):
                 p = _advance(rem, p, draw, tlen)
-                n = _talon_visit(S, q, talon, free, empties, rem, p, rc, out, n, lim)
+                n = _talon_visit(S, q, cols, talon, vis, free, empties, rem, p, rc, out, n, lim)
     return n
+
+
+# ---- deferred talon plays ----------------------------------------------------------
+@njit(**NORC)
+def _wanted(S, q, cols, talon, vis, free, t):
+    """May a talon card of type ``t`` be played to a column now (``Q_DEFER``)?
+
+    Only when no card of type t is uncovered and some move needs one: a talon
+    card that would go on it, a locked card whose run would (a reveal), a
+    face-up card of type t that may go home (its run moving onto the new card
+    first), a foundation top that would be taken back onto it.  The child then
+    carries the obligation ``S_OB`` = 1 + t: its moves are only those that need
+    an uncovered card of type t (``_obliged``), the forced safe move excepted.
+
+    Why this loses no win (draw 1, unlimited passes: the talon is a reserve,
+    every card left can be played at any time, whatever else is played;
+    any number of decks, with or without take-back).  Write T_c for "talon
+    card c to a column".  Every abstract move needs at most one count that a
+    card on the tableau can supply: an uncovered card of one type (MK_TC, MK_RV
+    and MK_TB onto its parent type, MK_CFL and MK_CFP of a card of that type),
+    or an empty column (kings), or a face-up copy of the kind going home
+    (MK_CFP).  *Deferring*: take any line A from S to the all-home state and
+    play it with every T_c held back (the card stays in the talon, "pending")
+    until the first move that is illegal without it.  With P pending, the
+    line's state differs from A's only by P being in the talon: for each type
+    u, free[u] is lower by the pending cards of type u and higher by the
+    pending cards lying on type u; empty columns are higher by the pending
+    kings.  So a move of A is illegal only if it needs an uncovered card of a
+    type u with free[u] = 0 here and a pending card of type u exists: play one
+    such T_c first, and before it, if it finds no uncovered parent, a pending
+    card of the parent type, and so on up the ranks (a pending king always
+    finds an empty column).  A move home of a pending card becomes the talon
+    card home (a T_c and its MK_CFP become one MK_TF); talon plays of other
+    cards are legal at any time.  The deferred line D wins, is no longer than
+    A, and every T_c in it comes where no card of type c is uncovered and is
+    followed at once by a move that needs one ("canonical").
+    *The search stays complete.*  Its nodes are (state, obligation).  Call a
+    node N = (S, o) good when S has a shortest win that is canonical, meets o
+    (its first move needs an uncovered card of type o, if o is set) and takes
+    back no card of X(S), the cards ``_useless`` names in S ("clean").  The
+    root is good: take a shortest win, delete its take-backs of X(S) cards (no
+    longer: ``_useless``), defer it (no longer, no take-back added).  As in
+    ``_forced``, it is enough that every entered good node has a generated
+    good child nearer a win.  (1) A forced move f: the child (S + f, none) is
+    nearer (``_forced``) and good (so is every state without an obligation:
+    clean and defer a shortest win).  (2) Otherwise let W be a win that makes
+    N good; its first move m is generated: not a take-back of an X(S) card (W
+    has none) nor of a card that would be safe (never the first move of a
+    shortest win: ``_gen``), not a T_c whose card may safely go home (S would
+    have a forced move: the talon is a reserve); a T_c first in a canonical
+    line is what this test lets through, and m meets o, what ``_obliged``
+    asks.  The child is nearer, and good: W without m is a shortest win from
+    it, canonical, meeting the obligation a T_c leaves (W's next move needs
+    that type), and clean -- a T_c moves no foundation, so X is unchanged;
+    after any other move there is no obligation.  The obligation is part of
+    the key (``_key``): a state entered under one obligation is entered
+    again under another or none.
+    """
+    if free[t] != 0:
+        return False
+    rem = np.uint64(S[S_REM])
+    while rem:
+        low = rem & (~rem + np.uint64(1))
+        if PTYPE[talon[bitlen(low) - 1]] == t:
+            return True
+        rem ^= low
+    for i in range(q[Q_NCOL]):
+        di = S[S_D + i]
+        if di >= 1 and PTYPE[cols[i, di - 1]] == t:
+            return True
+    r = t >> 1
+    for s in range(4):
+        red = 1 if (s == 1 or s == 2) else 0
+        if red == (t & 1) and vis[s * 13 + r] > 0 and _accepts(S, q, s * 13 + r):
+            return True
+    if q[Q_TAKEBACK]:
+        decks = q[Q_DECKS]
+        for s in range(4):
+            for k in range(decks):
+                h = S[S_F + s * decks + k]
+                if h > 0 and PTYPE[s * 13 + h - 1] == t:
+                    return True
+    return False
+
+
+@njit(**NORC)
+def _obliged(S, cols, talon, out, base, n, t):
+    """Keep of ``out[base:n]`` the moves that need an uncovered card of type ``t`` (``_wanted``);
+    returns the new end."""
+    k = base
+    for a in range(base, n):
+        m = out[a]
+        kind = m & 7
+        x = (m >> 3) & 511
+        if kind == MK_TC:
+            keep = PTYPE[talon[x]] == t
+        elif kind == MK_RV:
+            keep = PTYPE[cols[x, S[S_D + x] - 1]] == t
+        elif kind == MK_CFL:
+            keep = TYPE[cols[x, S[S_D + x] - 1]] == t
+        elif kind == MK_CFP:
+            keep = TYPE[x] == t
+        elif kind == MK_TB:
+            keep = PTYPE[x] == t
+        else:
+            keep = False
+        if keep:
+            out[k] = m
+            k += 1
+    return k
 
 
 @njit(**NORC)
@@ -560,7 +680,7 @@ def _gen(S, q, cols, talon, w, out, base, cap):
         if nl[c] > 0 and free[TYPE[c]] > 0 and _accepts(S, q, c) and n < lim:
             out[n] = MK_CFP | (c << 3)
             n += 1
-    n = _talon_moves(S, q, talon, free, empties, out, n, lim)
+    n = _talon_moves(S, q, cols, talon, vis, free, empties, out, n, lim)
     if q[Q_TAKEBACK]:
         decks = q[Q_DECKS]
         for s in range(4):
@@ -586,6 +706,8 @@ def _gen(S, q, cols, talon, w, out, base, cap):
                     n += 1
     if n >= lim:
         return -1
+    if S[S_OB]:
+        n = _obliged(S, cols, talon, out, base, n, S[S_OB] - 1)
     # stable insertion sort by the kinds' ranks
     for a in range(base + 1, n):
         m = out[a]
@@ -602,6 +724,7 @@ def _gen(S, q, cols, talon, w, out, base, cap):
 def _apply(S, m, q, cols, talon):
     kind = m & 7
     a = (m >> 3) & 511
+    S[S_OB] = TYPE[talon[a]] + 1 if kind == MK_TC and q[Q_DEFER] else 0
     if kind == MK_TF or kind == MK_TC:
         rem = np.uint64(S[S_REM]) & ~(np.uint64(1) << np.uint64(a))
         S[S_REM] = np.int64(rem)
@@ -643,6 +766,8 @@ def _key(S, q, radix):
     tlen = q[Q_TLEN]
     k1 = np.uint64(S[S_REM]) | (np.uint64(S[S_POS]) << np.uint64(tlen)) \
         | (np.uint64(S[S_RC]) << np.uint64(tlen + q[Q_PBITS]))
+    if S[S_OB]:  # (never set unless the field fits: Problem)
+        k1 |= np.uint64(S[S_OB]) << np.uint64(tlen + q[Q_PBITS] + q[Q_RCBITS])
     k2 = np.uint64(0)
     for k in range(4 * q[Q_DECKS]):
         k2 = (k2 << np.uint64(4)) | np.uint64(S[S_F + k])
@@ -796,7 +921,7 @@ class AfreeResult:
 class Problem:
     """A layout turned into the kernel's arrays (see the module docstring)."""
 
-    def __init__(self, rules, layout, safe=True, order=DEFAULT_ORDER):
+    def __init__(self, rules, layout, safe=True, order=DEFAULT_ORDER, defer=True):
         self.rules = rules
         self.ok = True
         self.why = ""
@@ -825,7 +950,8 @@ class Problem:
         tlen = len(layout.waste) + len(layout.stock)
         pbits = max(1, tlen.bit_length())
         rcbits = max(0, rules.passes - 1).bit_length()
-        if tlen + pbits + rcbits > 64:
+        defer = int(safe and defer and rules.draw == 1 and rules.passes == 0)
+        if tlen + pbits + rcbits + (OB_BITS if defer else 0) > 64:
             self.ok, self.why = False, f"talon of {tlen} cards is too long for the key"
         dprod = int(np.prod([int(x) for x in self.radix], dtype=object)) if ncol else 1
         if dprod >= 1 << 31:
@@ -834,7 +960,7 @@ class Problem:
         for rank_, kind in enumerate(order):
             pri[kind] = rank_
         self.q = np.array([decks, rules.draw, rules.passes, int(rules.takeback), ncol, tlen, pbits, rcbits,
-                           int(safe)] + pri, np.int64)
+                           int(safe)] + pri + [defer], np.int64)
         S[S_REM] = np.int64((1 << tlen) - 1) if tlen < 64 else -1
         S[S_RC] = (layout.pass_number - 1) if rules.passes else 0
         if self.ok:
@@ -856,14 +982,14 @@ class Search:
     search slices in turn (search/engine.py) without losing work.
     """
 
-    def __init__(self, rules, layout, safe: bool = True, order=DEFAULT_ORDER):
+    def __init__(self, rules, layout, safe: bool = True, order=DEFAULT_ORDER, defer: bool = True):
         self.rules, self.layout = rules, layout
         self.result: AfreeResult | None = None
         self.nodes = self.states = 0
         if not applies(rules):
             self.result = AfreeResult("unknown", reason="rules")
             return
-        pr = self.pr = Problem(rules, layout, safe, order)
+        pr = self.pr = Problem(rules, layout, safe, order, defer)
         if not pr.ok:
             self.result = AfreeResult("unknown", reason=pr.why)
             return
@@ -953,16 +1079,17 @@ PROOF = "exhausted: arrangement-free"
 
 
 def run(rules, layout, *, max_nodes: int = 0, deadline: float | None = None,
-        max_memory: int = 1 << 30, safe: bool = True, order=DEFAULT_ORDER) -> AfreeResult:
+        max_memory: int = 1 << 30, safe: bool = True, order=DEFAULT_ORDER, defer: bool = True) -> AfreeResult:
     """Decide ``layout`` by exhausting the arrangement-free graph.
 
     ``max_nodes`` (0 = no limit) counts states entered; ``deadline`` is a
     ``time.perf_counter()`` value or None; ``max_memory`` bounds the table;
     ``safe`` plays safe foundation moves as forced moves (``_forced``) and
-    drops useless take-backs (``_useless``); off only to test those cuts
-    against the search without them.
+    drops useless take-backs (``_useless``); ``defer`` (with ``safe``, draw 1
+    and unlimited passes) defers talon plays to a column until they are used
+    (``_wanted``); both off only to test those cuts against the search without them.
     """
-    s = Search(rules, layout, safe, order)
+    s = Search(rules, layout, safe, order, defer)
     r = s.advance(max_nodes, deadline=deadline, reserve=lambda nbytes: nbytes <= max_memory)
     if r.reason in ("nodes", "time"):
         s.t = None  # paused for good: let the table go
