@@ -907,6 +907,11 @@ def applies(rules) -> bool:
     )
 
 
+def searches(rules, layout) -> bool:
+    """Does the engine search this position (the rules apply and the layout fits its key)?"""
+    return applies(rules) and Problem(rules, layout).ok
+
+
 @dataclass
 class AfreeResult:
     status: str                 # 'solved' | 'unsolvable' | 'unknown'

@@ -424,11 +424,17 @@ class DeadEnd(Engine):
 
 class Relax(Engine):
     """Proofs through weaker games (search/relax.py): a complete search of each weaker game
-    (the arrangement-free engine where it applies, else the depth-first search), sharing each
-    advance.  A weaker game that is won proves nothing and is dropped, with every weaker game
-    that includes it."""
+    that the arrangement-free engine searches, sharing each advance (``RelaxDfs``: the weaker
+    games it does not apply to, by the depth-first search).  A weaker game that is won proves
+    nothing and is dropped, with every weaker game of the row that includes it.
+
+    Two rows because the two searches are worth very different shares: the arrangement-free
+    engine often exhausts a weaker game far sooner than the real one (klondike-3 under draw 1,
+    where the talon is a reserve: ``afree._wanted``), the depth-first search of a single-card
+    game rarely exhausts anything."""
 
     name = "relax"
+    by_afree = True
     applies = staticmethod(_with_cuts)
 
     def __init__(self, pos, memory):
@@ -443,13 +449,13 @@ class Relax(Engine):
         for k, row in enumerate(relax.relaxations(self.pos.rules)):
             game = row.relax(self.pos.rules)
             owner = f"relax {k}"
-            if afree.applies(game):
+            if afree.searches(game, self.pos.layout) != self.by_afree:
+                continue
+            if self.by_afree:
                 eng = Afree(self.pos, self.memory, rules=game, owner=owner)
-                if not eng.done:
-                    self.subs.append((row, game, eng))
-                    continue
-            p = kernel_params(game, heuristic=self.pos.heuristic, dominance=True, cuts=self.pos.cuts)
-            eng = _DfsSub(self.pos, self.memory, p, owner)
+            else:
+                p = kernel_params(game, heuristic=self.pos.heuristic, dominance=True, cuts=self.pos.cuts)
+                eng = _DfsSub(self.pos, self.memory, p, owner)
             self.subs.append((row, game, eng))
 
     def advance(self, nodes, deadline):
@@ -482,6 +488,13 @@ class Relax(Engine):
             eng.close()
 
 
+class RelaxDfs(Relax):
+    """The weaker games the arrangement-free engine does not search (``Relax``)."""
+
+    name = "relax-dfs"
+    by_afree = False
+
+
 class _DfsSub(_DfsEngine):
     """A complete depth-first search of a weaker game (Relax): its own buffers and owner name."""
 
@@ -494,7 +507,7 @@ class _DfsSub(_DfsEngine):
         return self._p
 
 
-ENGINES = {e.name: e for e in (DeadEnd, Dfs, FastDfs, Climb, WAStar, Afree, Restarts, Relax)}
+ENGINES = {e.name: e for e in (DeadEnd, Dfs, FastDfs, Climb, WAStar, Afree, Restarts, Relax, RelaxDfs)}
 
 # ---- the schedules -----------------------------------------------------------------------
 # The portfolio (algorithm "portfolio", the default).  Rows whose engine does not apply to
@@ -506,14 +519,21 @@ ENGINES = {e.name: e for e in (DeadEnd, Dfs, FastDfs, Climb, WAStar, Afree, Rest
 # applies; the single-card games, where it does not, are unaffected by its share).
 # The dead-end test comes first (one node); the weaker games after the engines that decide
 # most deals in their first slices (the climb's first 1 000 nodes solve the median klondike-3
-# deal: a relaxed game searched before it doubled that deal's time).
+# deal: a relaxed game searched before it doubled that deal's time).  The weaker games the
+# arrangement-free engine searches get 8 shares since it defers talon plays where the talon is
+# a reserve (afree._wanted), which makes klondike-3 under draw 1 cheap to exhaust; measured
+# side by side (sixth session, benchmarks/README.md): 55 hard klondike-3 deals (decided only
+# at 20 000 000 nodes) mean 3.15 s a deal at 0.5 shares, 2.55 at 4, 2.09 at 8, 1.82 at 16;
+# big-harp 1-60 at 500 000 nodes 36 unknown at 0.5, 4 and 8, 39 at 16 (its weaker games are
+# mostly won, slowly, and took the budget from the engines that solve).
 PORTFOLIO = Schedule("portfolio", "rounds", (
     Entry("dead-end", PROOFS, 0.0, 1),
     Entry("wastar", BOTH, 0.0, WASTAR_MAX_NODES),
     Entry("climb", SOLUTIONS, 1.0),
     Entry("afree", BOTH, 16.0),
     Entry("restarts", BOTH, 4.0),
-    Entry("relax", PROOFS, 0.5),
+    Entry("relax", PROOFS, 8.0),
+    Entry("relax-dfs", PROOFS, 0.5),
     Entry("dfs", BOTH, 1.0),
 ))
 # The first sessions' schedule, as data: weighted A* (face-up games), hill-climbing and the
