@@ -3,12 +3,16 @@
     python benchmarks/bench_afree.py --variant klondike-3 --deals 1-300
     python benchmarks/bench_afree.py --variant endless-harp --deals 1-100 --nodes 1000000 --solver-nodes 2000000
     python benchmarks/bench_afree.py --variant klondike-1 --deals 1-200 --no-solver    # afree alone
+    python benchmarks/bench_afree.py --variant klondike-1 --deals 1-300 --nodes 0 --against no-defer
+    python benchmarks/bench_afree.py --variant klondike-3 --rule draw=1 --deals 1-300 --nodes 0 --against no-defer
 
 For every deal: ``afree.run`` (search/afree.py) at ``--nodes`` and, unless
 ``--no-solver``, ``harpsolve.solver.solve`` at ``--solver-nodes`` (its default
-schedule).  Prints, per engine, solved / unsolvable / unknown and the median
-and mean milliseconds per deal (compile time excluded: one warm-up deal
-first), then every deal where the two disagree.
+schedule) -- or, with ``--against no-defer``, afree again without deferring
+talon plays (``afree._wanted``) at ``--nodes``.  Prints, per engine, solved /
+unsolvable / unknown, the median and mean milliseconds per deal (compile time
+excluded: one warm-up deal first) and the states entered, then every deal
+where the two disagree.
 
 Exits 1 on ANY disagreement (one says solved, the other unsolvable) or on an
 afree solution that the reference engine does not replay: either is a bug.
@@ -33,6 +37,9 @@ def main(argv=None) -> int:
     ap.add_argument("--nodes", type=int, default=1_000_000, help="afree's node budget (0 = none)")
     ap.add_argument("--solver-nodes", type=int, default=2_000_000, help="the solver's node budget")
     ap.add_argument("--no-solver", action="store_true", help="run afree only")
+    ap.add_argument("--against", choices=("solver", "no-defer"), default="solver",
+                    help="the second engine: the solver, or afree without deferred talon plays")
+    ap.add_argument("--rule", action="append", default=[], help="a rules override NAME=VALUE (repeatable)")
     ap.add_argument("--quiet", action="store_true")
     a = ap.parse_args(argv)
 
@@ -42,7 +49,8 @@ def main(argv=None) -> int:
     from harpsolve.search import afree
     from harpsolve.solver import solve
 
-    rules = get_rules(a.variant)
+    rules = get_rules(a.variant, a.rule or None)
+    second = "afree without deferral" if a.against == "no-defer" else "solver"
     deals = _range(a.deals)
     if not afree.applies(rules):
         print(f"afree does not apply to {rules.label}")
@@ -64,32 +72,40 @@ def main(argv=None) -> int:
             rep = replay(rules, lay, r.tokens)
             if not (rep.ok and rep.won):
                 bad.append((n, f"afree solution fails replay at {rep.error_index}: {rep.error}"))
-        s_status, ts = None, None
+        s_status, ts, s_states = None, None, 0
         if not a.no_solver:
             t = time.perf_counter()
-            s = solve(rules, layout=lay, max_nodes=a.solver_nodes)
+            if a.against == "no-defer":
+                s = afree.run(rules, lay, max_nodes=a.nodes, defer=False)
+                s_states = s.states
+            else:
+                s = solve(rules, layout=lay, max_nodes=a.solver_nodes)
             ts = time.perf_counter() - t
             s_status = s.status
             if {r.status, s_status} == {"solved", "unsolvable"}:
-                bad.append((n, f"afree {r.status}, solver {s_status}"))
-        rows.append((n, r.status, r.nodes, ta, s_status, ts))
+                bad.append((n, f"afree {r.status}, {second} {s_status}"))
+        rows.append((n, r.status, r.states, ta, s_status, ts, s_states))
         if not a.quiet:
-            print(f"{n:7d} afree {r.status:10s} {r.nodes:9d} nodes {ta * 1000:9.1f} ms"
-                  + (f"   solver {s_status:10s} {ts * 1000:9.1f} ms" if s_status else ""), flush=True)
+            print(f"{n:7d} afree {r.status:10s} {r.states:9d} states {ta * 1000:9.1f} ms"
+                  + (f"   {second} {s_status:10s} {ts * 1000:9.1f} ms" if s_status else "")
+                  + (f" {s_states:9d} states" if a.against == "no-defer" and s_status else ""), flush=True)
 
-    def summary(name, statuses, times):
+    def summary(name, statuses, times, states=None):
         c = {k: statuses.count(k) for k in ("solved", "unsolvable", "unknown")}
         print(f"{name:7s} solved {c['solved']:6d}  unsolvable {c['unsolvable']:6d}  unknown {c['unknown']:6d}"
-              f"   median {statistics.median(times) * 1000:8.2f} ms   mean {statistics.mean(times) * 1000:8.2f} ms")
+              f"   median {statistics.median(times) * 1000:8.2f} ms   mean {statistics.mean(times) * 1000:8.2f} ms"
+              + (f"   states {sum(states):,}" if states is not None else ""))
 
     print(f"\n{rules.label} deals {a.deals}: afree at {a.nodes} nodes"
-          + ("" if a.no_solver else f", solver at {a.solver_nodes} nodes"))
-    summary("afree", [r[1] for r in rows], [r[3] for r in rows])
-    if not a.no_solver:
+          + ("" if a.no_solver else f", {second} at {a.nodes if a.against == 'no-defer' else a.solver_nodes} nodes"))
+    summary("afree", [r[1] for r in rows], [r[3] for r in rows], [r[2] for r in rows])
+    if a.against == "no-defer" and not a.no_solver:
+        summary("no-defer", [r[4] for r in rows], [r[5] for r in rows], [r[6] for r in rows])
+    elif not a.no_solver:
         summary("solver", [r[4] for r in rows], [r[5] for r in rows])
         only_a = sum(1 for r in rows if r[1] != "unknown" and r[4] == "unknown")
         only_s = sum(1 for r in rows if r[1] == "unknown" and r[4] != "unknown")
-        print(f"decided by afree only: {only_a}; by the solver only: {only_s}")
+        print(f"decided by afree only: {only_a}; by the {second} only: {only_s}")
     print(f"disagreements / bad solutions: {len(bad)}")
     for n, why in bad:
         print(f"  deal {n}: {why}")

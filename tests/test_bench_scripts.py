@@ -26,3 +26,16 @@ def test_solution_length_bench_measures_the_shortening():
     for r in rows:
         assert r["after"] <= r["before"] and r["plays_after"] <= r["plays_before"]
         assert r["shorten_s"] >= 0
+
+
+def test_afree_bench_compares_with_and_without_deferral(capsys):
+    """bench_afree.py --against no-defer runs both searches on the same deals and reports the
+    states of each; it exits 0 when they agree (klondike-1 deal 66 is unsolvable either way)."""
+    bench = _script("bench_afree")
+    assert bench.main(["--variant", "klondike-1", "--deals", "66", "--nodes", "0", "--against", "no-defer",
+                       "--quiet"]) == 0
+    out = capsys.readouterr().out
+    lines = {line.split()[0]: line for line in out.splitlines() if line.startswith(("afree ", "no-defer"))}
+    states = {k: int(v.split("states")[1].replace(",", "")) for k, v in lines.items()}
+    assert "unsolvable      1" in lines["afree"] and "unsolvable      1" in lines["no-defer"]
+    assert states["afree"] < states["no-defer"]
