@@ -242,6 +242,18 @@ def _accepts(S, q, c):
 
 
 @njit(**NORC)
+def _successor(S, s, k, decks):
+    """The card that place k of suit s takes next, or -1: none (the place holds a king) or the
+    same card as the place after it (places are sorted, highest first, so k = decks - 1 ... 0
+    visits the cards a suit's places take in increasing order, each once: every card a
+    foundation takes, in the order of ``for c in range(52)``)."""
+    h = S[S_F + s * decks + k]
+    if h >= 13 or (k < decks - 1 and S[S_F + s * decks + k + 1] == h):
+        return -1
+    return s * 13 + h
+
+
+@njit(**NORC)
 def _found(S, q, c, delta):
     """Put ``c`` on (delta=+1) or take it from (delta=-1) a place of its suit; keep places sorted."""
     decks = q[Q_DECKS]
@@ -621,10 +633,13 @@ def _forced(S, q, cols, talon, vis, free, nl, out, n):
             if free[TYPE[x]] > 0 and _safe(S, q, x):
                 out[n] = MK_CFL | (i << 3)
                 return n + 1
-    for c in range(52):
-        if nl[c] > 0 and free[TYPE[c]] > 0 and _safe(S, q, c):
-            out[n] = MK_CFP | (c << 3)
-            return n + 1
+    decks = q[Q_DECKS]
+    for s in range(4):
+        for k in range(decks - 1, -1, -1):
+            c = _successor(S, s, k, decks)
+            if c >= 0 and nl[c] > 0 and free[TYPE[c]] > 0 and _safe(S, q, c):
+                out[n] = MK_CFP | (c << 3)
+                return n + 1
     if q[Q_DRAW] == 1 and q[Q_PASSES] == 0:
         rem = np.uint64(S[S_REM])
         j = 0
@@ -676,10 +691,13 @@ def _gen(S, q, cols, talon, w, out, base, cap):
             if ok:
                 out[n] = MK_RV | (i << 3)
                 n += 1
-    for c in range(52):
-        if nl[c] > 0 and free[TYPE[c]] > 0 and _accepts(S, q, c) and n < lim:
-            out[n] = MK_CFP | (c << 3)
-            n += 1
+    decks = q[Q_DECKS]
+    for s in range(4):
+        for k in range(decks - 1, -1, -1):
+            c = _successor(S, s, k, decks)
+            if c >= 0 and nl[c] > 0 and free[TYPE[c]] > 0 and n < lim:
+                out[n] = MK_CFP | (c << 3)
+                n += 1
     n = _talon_moves(S, q, cols, talon, vis, free, empties, out, n, lim)
     if q[Q_TAKEBACK]:
         decks = q[Q_DECKS]
