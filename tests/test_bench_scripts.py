@@ -39,3 +39,12 @@ def test_afree_bench_compares_with_and_without_deferral(capsys):
     states = {k: int(v.split("states")[1].replace(",", "")) for k, v in lines.items()}
     assert "unsolvable      1" in lines["afree"] and "unsolvable      1" in lines["no-defer"]
     assert states["afree"] < states["no-defer"]
+
+
+def test_schedule_bench_runs_the_settings_side_by_side(capsys):
+    """bench_schedule.py plays the portfolio with one row's share changed, on the same deals."""
+    bench = _script("bench_schedule")
+    assert bench.main(["klondike-3", "--weights", "0.5,8", "--deals", "1-3", "--max-nodes", "50000", "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert "relax weight 0.5: unknown" in out and "relax weight 8: unknown" in out
+    assert bench.main(["klondike-3", "--row", "nonesuch", "--deals", "1"]) == 2

@@ -1,0 +1,95 @@
+"""One row of the portfolio schedule at several shares, side by side on the same deals.
+
+    python benchmarks/bench_schedule.py klondike-3 --row relax --weights 0.5,4,8,16 --deals 1-300
+    python benchmarks/bench_schedule.py klondike-3 --row relax --weights 8,16 --hard 25
+    python benchmarks/bench_schedule.py big-harp --row relax --weights 0.5,8,16 --deals 1-60 --max-nodes 500000
+
+Every setting solves every deal (``engine.run`` with ``search/engine.py``'s PORTFOLIO, the
+row's weight replaced), the settings taking turns deal by deal so that a noisy machine
+hurts them alike; compile time excluded (``solver.warm_up`` first).  ``--hard K`` takes
+every K-th deal of ``results/VARIANT`` that was decided only by the 20 000 000-node retry
+(the hard tail).  Prints each deal's status, engine and seconds per setting, then per
+setting: unknown count, mean, median and total seconds.  Exits 1 if two settings disagree
+(solved against unsolvable) on a deal.
+"""
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import os
+import statistics
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def _range(text: str) -> list[int]:
+    out = []
+    for part in text.split(","):
+        a, _, b = part.partition("-")
+        out += list(range(int(a), int(b or a) + 1))
+    return out
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("variant")
+    ap.add_argument("--row", default="relax", help="the schedule row whose share changes")
+    ap.add_argument("--weights", default="0.5,8")
+    ap.add_argument("--deals", default="")
+    ap.add_argument("--hard", type=int, default=0, help="every K-th deal the 20 M retry decided")
+    ap.add_argument("--max-nodes", type=int, default=20_000_000)
+    ap.add_argument("--quiet", action="store_true")
+    a = ap.parse_args(argv)
+
+    from harpsolve import solver
+    from harpsolve.deals import deal_layout
+    from harpsolve.rules import get_rules
+    from harpsolve.search import engine
+
+    rules = get_rules(a.variant)
+    if a.hard:
+        import pyarrow.dataset as ds
+
+        t = ds.dataset(os.path.join(ROOT, "results", a.variant)).to_table(
+            columns=["deal", "status", "max_nodes"]).to_pandas()
+        deals = sorted(t[(t.max_nodes == 20_000_000) & (t.status != "unknown")].deal)[::a.hard]
+    else:
+        deals = _range(a.deals or "1-100")
+    weights = [float(w) for w in a.weights.split(",")]
+    if a.row not in {e.engine for e in engine.PORTFOLIO.entries}:
+        print(f"no row {a.row!r} in the portfolio")
+        return 2
+    scheds = [engine.Schedule(f"{a.row}={w}", "rounds", tuple(
+        dataclasses.replace(e, weight=w) if e.engine == a.row else e for e in engine.PORTFOLIO.entries))
+        for w in weights]
+    solver.warm_up(rules)
+    res = {w: [] for w in weights}
+    bad = []
+    for d in deals:
+        lay = deal_layout(rules, d)
+        row = [f"{d:7d}"]
+        for w, sc in zip(weights, scheds):
+            pos = engine.Position(rules, lay, cuts=solver.ALL_CUTS)
+            t0 = time.perf_counter()
+            out = engine.run(pos, sc, max_nodes=a.max_nodes, max_memory=2 << 30)
+            res[w].append((out.status, time.perf_counter() - t0))
+            row.append(f"{out.status[:5]} {out.engine[:14]:14s} {res[w][-1][1]:7.3f}")
+        if {res[w][-1][0] for w in weights} >= {"solved", "unsolvable"}:
+            bad.append(d)
+        if not a.quiet:
+            print(*row, flush=True)
+    print(f"\n{rules.label}: {len(deals)} deals, {a.max_nodes} nodes, row {a.row}")
+    for w in weights:
+        ts = [x[1] for x in res[w]]
+        unk = sum(1 for x in res[w] if x[0] == "unknown")
+        print(f"{a.row} weight {w:g}: unknown {unk}  mean {statistics.mean(ts):.3f} s  "
+              f"median {statistics.median(ts):.4f} s  total {sum(ts):.1f} s")
+    if bad:
+        print("solved/unsolvable disagreements on deals", bad)
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
