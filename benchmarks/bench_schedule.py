@@ -24,14 +24,6 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-def _range(text: str) -> list[int]:
-    out = []
-    for part in text.split(","):
-        a, _, b = part.partition("-")
-        out += list(range(int(a), int(b or a) + 1))
-    return out
-
-
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("variant")
@@ -47,6 +39,7 @@ def main(argv=None) -> int:
     from harpsolve.deals import deal_layout
     from harpsolve.rules import get_rules
     from harpsolve.search import engine
+    from harpsolve.sweep import parse_range
 
     rules = get_rules(a.variant)
     if a.hard:
@@ -56,7 +49,7 @@ def main(argv=None) -> int:
             columns=["deal", "status", "max_nodes"]).to_pandas()
         deals = sorted(t[(t.max_nodes == 20_000_000) & (t.status != "unknown")].deal)[::a.hard]
     else:
-        deals = _range(a.deals or "1-100")
+        deals = parse_range(a.deals or "1-100")
     weights = [float(w) for w in a.weights.split(",")]
     if a.row not in {e.engine for e in engine.PORTFOLIO.entries}:
         print(f"no row {a.row!r} in the portfolio")

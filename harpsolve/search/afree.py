@@ -700,7 +700,6 @@ def _gen(S, q, cols, talon, w, out, base, cap):
                 n += 1
     n = _talon_moves(S, q, cols, talon, vis, free, empties, out, n, lim)
     if q[Q_TAKEBACK]:
-        decks = q[Q_DECKS]
         for s in range(4):
             for k in range(decks):
                 h = S[S_F + s * decks + k]

@@ -449,10 +449,12 @@ class Relax(Engine):
         for k, row in enumerate(relax.relaxations(self.pos.rules)):
             game = row.relax(self.pos.rules)
             owner = f"relax {k}"
-            if afree.searches(game, self.pos.layout) != self.by_afree:
-                continue
             if self.by_afree:
                 eng = Afree(self.pos, self.memory, rules=game, owner=owner)
+                if eng.done:  # not a position it searches (afree.searches): the other row's
+                    continue
+            elif afree.searches(game, self.pos.layout):
+                continue
             else:
                 p = kernel_params(game, heuristic=self.pos.heuristic, dominance=True, cuts=self.pos.cuts)
                 eng = _DfsSub(self.pos, self.memory, p, owner)
