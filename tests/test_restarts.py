@@ -118,15 +118,11 @@ def test_portfolio_agrees_with_the_complete_search(variant, seed, left, takeback
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(variant=st.sampled_from(SINGLE), seed=st.integers(0, 2**32))
 def test_streamlined_runs_never_prove(variant, seed):
-    """Only streamlined runs (every round streamlined): exhausted, they answer unknown, never unsolvable."""
+    """Only streamlined runs: exhausted, they answer unknown, never unsolvable."""
     rules = get_rules(variant, {"columns": FOUR})
     layout = deadlock_candidate(rules, random.Random(seed), 11)
-    saved = restarts.STREAMLINE_ROUNDS
-    restarts.STREAMLINE_ROUNDS = 10 ** 6
-    try:
-        r = restarts.run(rules, layout, max_nodes=len(restarts.WEIGHT_SETS) * restarts.BASE_NODES)
-    finally:
-        restarts.STREAMLINE_ROUNDS = saved
+    only = tuple(c for c in restarts.CONFIGS if c[1])
+    r = restarts.run(rules, layout, max_nodes=200_000, configs=only)
     assert r.status != "unsolvable"
 
 
@@ -139,3 +135,27 @@ def test_the_small_deadlocks_have_both_outcomes(variant):
         layout = deadlock_candidate(rules, random.Random(seed), 11)
         seen.add(solve(rules, layout=layout, max_nodes=200_000, algorithm="dfs").status)
     assert seen == {"solved", "unsolvable"}
+
+
+def test_runs_double_every_round_and_drop_the_streamlined_ones():
+    runs = restarts.Runs(0)
+    n = len(restarts.CONFIGS)
+    first = [next(runs) for _ in range(n)]
+    assert [(k, s) for _, k, s, _ in first] == list(restarts.CONFIGS)
+    assert {(r, cap) for r, _, _, cap in first} == {(1, restarts.BASE_NODES)}
+    r2 = next(runs)
+    assert r2[0] == 2 and r2[3] == 2 * restarts.BASE_NODES
+    assert any(s for _, s in restarts.CONFIGS) and not restarts.CONFIGS[0][1]
+    runs.drop_streamlined()
+    rest = [next(runs) for _ in range(3 * n)]
+    assert not any(s for _, _, s, _ in rest)
+    plain = [c for c in restarts.CONFIGS if not c[1]]
+    # round 2 goes on after its first run, with the plain configurations only
+    assert [(k, s) for _, k, s, _ in rest[:len(plain) - 1]] == plain[1:]
+    assert rest[len(plain) - 1][0] == 3
+
+
+def test_runs_budgets_sum_to_the_limit():
+    limit = 7 * restarts.BASE_NODES + 123
+    caps = [cap for _, _, _, cap in restarts.Runs(limit)]
+    assert caps == [restarts.BASE_NODES] * 7 + [123]  # the first round's runs, then what is left

@@ -364,16 +364,20 @@ class Restarts(Engine):
         super().__init__(pos, memory)
         from . import restarts
 
-        self.runs = restarts.schedule(0)
+        self.runs = restarts.Runs()
         self.cur = None
 
     def _next(self):
         from . import dfs, restarts
 
-        level, k, streamlined, cap = next(self.runs)
+        try:
+            level, k, streamlined, cap = next(self.runs)
+        except StopIteration:  # no configuration left (every one streamlined, and dropped)
+            return False
         p = restarts.run_params(self.pos.rules, k, level, streamlined=streamlined, cuts=self.pos.cuts)
         self.cur = (f"restarts {'s' if streamlined else 'r'}{level}.{k}", streamlined, cap, p,
                     dfs.DfsSearch(self.pos.root, p, dfs.buffers("restarts"), restarts.INITIAL_TABLE))
+        return True
 
     def advance(self, nodes, deadline):
         from . import dfs
@@ -381,8 +385,9 @@ class Restarts(Engine):
 
         used = 0
         while not nodes or used < nodes:
-            if self.cur is None:
-                self._next()
+            if self.cur is None and not self._next():
+                self.done = True
+                break
             name, streamlined, cap, p, s = self.cur
             left = cap - s.nodes
             step = left if not nodes else min(left, nodes - used)
@@ -397,6 +402,8 @@ class Restarts(Engine):
             if code == dfs.R_EXHAUSTED and s.complete and not streamlined:
                 self.done = True
                 return Outcome("unsolvable", name, proof="exhausted", nodes=s.nodes, states=s.states)
+            if code == dfs.R_EXHAUSTED and s.complete:
+                self.runs.drop_streamlined()  # the streamlined graph is exhausted: no win in it
             if why == "time":
                 return Outcome("unknown", self.name, reason="time")
             if code is not None or why == "memory" or s.nodes >= cap:

@@ -2,27 +2,35 @@
 
 One depth-first search follows its move order into a blind spot and spends
 the whole budget there: on easy-harp deals an order that finds a win in a
-few thousand nodes for one deal wanders for millions on the next, and a
+few hundred nodes for one deal wanders for millions on the next, and a
 different order finds it at once (issue 11: single orders solved 13-18 of
 deals 1-30, their union 26).  So this engine runs *rounds*: each round runs
-the depth-first search once per weight set of ``WEIGHT_SETS`` (the
-``H_FEATURES`` order of search/dfs.py: a weighted sum of single-card-game
-features plus seeded noise), each run with its own fresh table and the
-round's node budget; the budget doubles from round to round (Luby-style
-doubling: a deal that needs n nodes under some order costs at most about
-twice the sum of all orders' shares up to n).
+the depth-first search once per configuration of ``CONFIGS`` (a weight set of
+``WEIGHT_SETS`` -- the ``H_FEATURES`` order of search/dfs.py: a weighted sum
+of single-card-game features plus seeded noise -- with or without the
+streamliners), each run with its own fresh table and the round's node
+budget; the budget doubles from round to round, from a small first one
+(``BASE_NODES``), and the noisy weight sets draw a new seed every round.
+Doubling bounds the waste: a deal that needs n nodes under some
+configuration costs at most about twice the sum of all configurations'
+shares up to n.  Why so small a start: measured on easy-harp deals 1-300
+(``benchmarks/bench_restarts.py``), the cheapest of the configurations
+solves the median deal in about 120 nodes, while any one fixed order needs
+thousands; the first rounds are cheap tries of many orders.
 
 Every complete run searches the same graph as the plain classifier -- the
 order only changes which child is tried first -- so a run that exhausts its
 graph (no streamliner, no overflow) proves the deal unsolvable ("exhausted").
 
-Streamliners (Blake & Gent, JAIR 2026, §5.5 "smart solvability"): before
-the complete rounds, one round runs with every card that can go home sent
-home at once (``P_ALWAYS_HOME``) and with the two suits of a colour merged in
-the key (``P_MERGE_COLOURS``).  Both cut wins (so a streamlined run never
-answers ``unsolvable``), but they shrink the graph a lot, and a win they find
-is a win: every solution is shortened, turned into tokens and replayed by the
-reference engine like any other.
+Streamliners (Blake & Gent, JAIR 2026, §5.5 "smart solvability"): the
+streamlined configurations send every card that can go home home at once
+(``P_ALWAYS_HOME``) and merge the two suits of a colour in the key
+(``P_MERGE_COLOURS``).  Both cut wins (so a streamlined run never answers
+``unsolvable``), but they shrink the graph, and a win they find is a win:
+every solution is shortened, turned into tokens and replayed by the reference
+engine like any other.  Every streamlined run searches the same smaller
+graph (the order changes only which child comes first), so once one has
+exhausted it completely the streamlined configurations are dropped.
 
 Harp's pass limit: every weight set charges the recycles used and the cards
 passed over in this pass (features ``F_RECYCLES``, ``F_WASTE``), so moves that
@@ -37,8 +45,7 @@ from ..rules import Rules
 from ..state import ALL_CUTS, kernel_params, pack
 from . import dfs
 
-BASE_NODES = 5_000        # the first round's budget per run; doubles every round
-STREAMLINE_ROUNDS = 1     # rounds with the streamliners, before the complete rounds
+BASE_NODES = 250          # the first round's budget per run; doubles every round
 
 # The move orders: weights of the features of dfs._feature_key, in the order
 # hidden, on-hidden, blockers, buried pairs, empty columns, kings on cards,
@@ -55,6 +62,19 @@ WEIGHT_SETS: tuple[tuple[tuple[int, ...], int], ...] = (
     ((4, 0, 0, 0, 0, 0, -1, 0, 16, 0), 24),     # mostly random
 )
 
+
+# The configurations of a round, in the order it runs them: (weight set, streamlined).
+# Measured (benchmarks/bench_restarts.py, every configuration alone on easy-harp deals
+# 101-300 at 20 000 nodes, three seeds each; solved of 189 that any solved): plain
+# set 3 solved 95-99, set 2 88, set 6 81-83, set 5 63-71, set 4 52-61, set 1 57, the
+# streamlined ones 22-46, plain set 0 31, plain set 7 3-9.  The plain ones lead; the
+# streamlined ones add the deals no plain order solves cheaply (simulated on the same
+# figures: 178 of the 189 solved with the first six, 183 with all ten, at 250 nodes a
+# first run); sets 0 and 7 add nothing the others do not.
+CONFIGS: tuple[tuple[int, bool], ...] = (
+    (3, False), (2, False), (6, False), (5, False), (4, False), (1, False),
+    (3, True), (5, True), (2, True), (6, True),
+)
 
 INITIAL_TABLE = 1 << 14  # most runs are small: a table this size fills and clears fast
 
@@ -79,22 +99,39 @@ def run_params(rules: Rules, k: int, rnd: int, *, streamlined: bool, cuts: int =
                          always_home=streamlined, merge_colours=streamlined, cuts=cuts)
 
 
-def schedule(max_nodes: int, *, streamline: bool = True):
-    """The runs in order: (round, index, streamlined, node budget); budgets sum to max_nodes
-    (endless with max_nodes = 0)."""
-    used = 0
-    rnd = 0
-    while True:
-        rnd += 1
-        streamlined = streamline and rnd <= STREAMLINE_ROUNDS
-        level = rnd - (STREAMLINE_ROUNDS if streamline and not streamlined else 0)
-        per_run = BASE_NODES << (level - 1)
-        for k in range(len(WEIGHT_SETS)):
-            cap = per_run if not max_nodes else min(per_run, max_nodes - used)
-            if cap <= 0:
-                return
-            yield level, k, streamlined, cap
-            used += cap
+class Runs:
+    """The runs in order, an iterator of (round, weight set, streamlined, node budget) whose
+    budgets sum to ``max_nodes`` (endless with max_nodes = 0).  ``streamline=False`` leaves
+    out the streamlined configurations; :meth:`drop_streamlined` leaves them out from now on
+    (a streamlined run has exhausted the streamlined graph, which every one of them shares)."""
+
+    def __init__(self, max_nodes: int = 0, *, streamline: bool = True, configs=CONFIGS):
+        self.max_nodes = max_nodes
+        self.cfgs = [c for c in configs if streamline or not c[1]]
+        self.used = 0
+        self.rnd, self.i = 1, 0
+
+    def drop_streamlined(self) -> None:
+        done = self.cfgs[:self.i]
+        self.i -= sum(1 for c in done if c[1])
+        self.cfgs = [c for c in self.cfgs if not c[1]]
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        if not self.cfgs:
+            raise StopIteration
+        if self.i >= len(self.cfgs):
+            self.rnd, self.i = self.rnd + 1, 0
+        per_run = BASE_NODES << (self.rnd - 1)
+        cap = per_run if not self.max_nodes else min(per_run, self.max_nodes - self.used)
+        if cap <= 0:
+            raise StopIteration
+        k, streamlined = self.cfgs[self.i]
+        self.i += 1
+        self.used += cap
+        return self.rnd, k, streamlined, cap
 
 
 class _Buffers(dfs.Buffers):
@@ -117,7 +154,7 @@ def _one_run(b: _Buffers, root, p, cap: int, deadline, max_memory: int):
 
 
 def run(rules: Rules, layout, *, max_nodes: int, deadline: float | None = None, max_memory: int = 1 << 30,
-        streamline: bool = True, verify: bool = True, cuts: int = ALL_CUTS) -> RestartResult:
+        streamline: bool = True, verify: bool = True, cuts: int = ALL_CUTS, configs=CONFIGS) -> RestartResult:
     """Classify one layout with the portfolio (``deadline``: a time.perf_counter() value or None)."""
     from .shortcut import line_tokens
 
@@ -128,7 +165,8 @@ def run(rules: Rules, layout, *, max_nodes: int, deadline: float | None = None, 
     root = pack(layout, rules)
     nodes = states = runs = 0
     reason = "nodes"
-    for level, k, streamlined, cap in schedule(max_nodes, streamline=streamline):
+    runs_ = Runs(max_nodes, streamline=streamline, configs=configs)
+    for level, k, streamlined, cap in runs_:
         if deadline is not None and time.perf_counter() > deadline:
             reason = "time"
             break
@@ -145,6 +183,8 @@ def run(rules: Rules, layout, *, max_nodes: int, deadline: float | None = None, 
             return RestartResult("solved", name, None, tokens, nodes, states, "", runs)
         if code == dfs.R_EXHAUSTED and s.complete and not streamlined:
             return RestartResult("unsolvable", name, "exhausted", None, nodes, states, "", runs)
+        if code == dfs.R_EXHAUSTED and s.complete and streamlined:
+            runs_.drop_streamlined()
         if why in ("time", "memory"):
             reason = why
         elif code == dfs.R_EXHAUSTED and not streamlined:
