@@ -29,6 +29,7 @@ def commands(results_dir: str = RESULTS, folder: str = "results") -> list[str]:
     were solved under (a rerun at it skips every finished deal; a bigger ``--max-nodes``
     retries the unknown ones).  ``folder`` is how the commands name ``results_dir``."""
     sys.path.insert(0, ROOT)
+    from harpsolve.player import PlaySettings
     from harpsolve.rules import parse_label
     from harpsolve.sweep import best_rows, format_range, load_results
 
@@ -38,12 +39,17 @@ def commands(results_dir: str = RESULTS, folder: str = "results") -> list[str]:
         if not os.path.isdir(sub) or not any(n.endswith(".parquet") for n in os.listdir(sub)):
             continue
         df = best_rows(load_results([sub]).frame)
-        for label, rows in sorted(df.groupby("rules")):
+        if "policy" not in df.columns:
+            df = df.assign(policy=None)
+        for (label, policy), rows in sorted(df.groupby(["rules", df["policy"].fillna("")])):
             variant, overrides = parse_label(label)
-            nodes = int(rows["max_nodes"].mode().max())
             rules = "".join(f" --rule {k}={v}" for k, v in overrides.items())
             deals = format_range(int(d) for d in rows["deal"].dropna())
-            out.append(f"harpsolve sweep {variant} {deals} --out {folder}/{name}{rules} --max-nodes {nodes}")
+            if policy:  # a player sweep: its settings, not a node budget
+                how = PlaySettings.from_label(policy).options()
+            else:
+                how = f"--max-nodes {int(rows['max_nodes'].mode().max())}"
+            out.append(f"harpsolve sweep {variant} {deals} --out {folder}/{name}{rules} {how}")
     return out
 
 
@@ -81,7 +87,8 @@ def page(results_dir: str) -> str:
         "interval: the win rate only when (nearly) every deal is decided; starred when more than",
         "1 % are not. **wall time** = the sweep's elapsed time over all its runs (resumes added",
         "up); **median s** = median solve time per deal. Solvability is thoughtful (the solver",
-        "sees every card).",
+        "sees every card); the players' table (`sweep --play`, when there is one) gives what a",
+        "player who sees only the cards in view wins, with the thoughtful rate beside it.",
         "",
         to_markdown(groups),
         "",

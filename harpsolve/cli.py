@@ -616,24 +616,17 @@ def play_cmd(variant, deal_ref, layout_file, rule_overrides, policy, samples, ma
     import json
     import textwrap
 
-    from .player import DEFAULT_MAX_MOVES, DEFAULT_MAX_NODES, DEFAULT_SAMPLES, DEFAULT_SEED, make_policy, play
+    from .player import play
 
-    if policy != "hop":
-        for option, value in (("--samples", samples), ("--max-nodes", max_nodes), ("--seed", seed)):
-            if value is not None:
-                fail(f"{option} is a setting of --policy hop, not {policy}")
-    check_number("--samples", samples, least=1, what="a number of worlds")
-    check_number("--max-nodes", max_nodes, least=1, what="a number of nodes")
-    check_number("--max-moves", max_moves, least=1, what="a number of moves")
+    settings = _player_settings("--policy", policy, samples, max_nodes, seed, max_moves)
     rules, layout, number, title = _position(variant, deal_ref, layout_file, rule_overrides, "play")
-    player = make_policy(policy, rules, samples=samples or DEFAULT_SAMPLES, max_nodes=max_nodes or DEFAULT_MAX_NODES,
-                         seed=DEFAULT_SEED if seed is None else seed)
+    player = settings.make_policy(rules)
     if policy == "hop":
         from .solver import warm_up
 
         warm_up(rules, layout)  # numba loads its kernels here, not inside the game's time
     try:
-        record = play(rules, layout, player, max_moves or DEFAULT_MAX_MOVES)
+        record = play(rules, layout, player, settings.max_moves)
     except KeyboardInterrupt:
         fail("interrupted", 130)
     code = 0 if record.won else EXIT_LOST
@@ -715,10 +708,16 @@ def _results_friendly(fn):
               help="local: worker processes here; dask: Dask distributed (LocalCluster unless --scheduler).")
 @click.option("--scheduler", metavar="tcp://HOST:PORT", help="A running Dask scheduler (implies --engine dask).")
 @click.option("--chunk-size", type=int, default=None, help="Deals per task [default: sized to take ~10 s].")
+@click.option("--play", "policy", type=click.Choice(["hop", "rules"]), default=None,
+              help="Play every deal with this player, who does not see the face-down cards (as `harpsolve play`), "
+                   "instead of solving it: rows won or lost. --max-nodes is then the nodes per sampled world.")
+@click.option("--samples", type=int, default=None, help="--play hop: sampled worlds per decision [default: 10].")
+@click.option("--seed", type=int, default=None, help="--play hop: random seed of the sampling [default: 0].")
+@click.option("--max-moves", type=int, default=None, help="--play: stop a game after this many moves [default: 5000].")
 @click.option("--no-progress", is_flag=True, help="No progress bar.")
 @_results_friendly
 def sweep_cmd(variant, deal_range, out, layouts, rule_overrides, max_nodes, timeout, max_memory, heuristic, algorithm,
-              weight, workers, engine, scheduler, chunk_size, no_progress):
+              weight, workers, engine, scheduler, chunk_size, policy, samples, seed, max_moves, no_progress):
     """Solve every deal of RANGE (default 1-999999) into Parquet files in --out.
 
     \b
@@ -726,6 +725,7 @@ def sweep_cmd(variant, deal_range, out, layouts, rule_overrides, max_nodes, time
       harpsolve sweep klondike-3 5,17,100-200 --out k3 --max-nodes 500000 --workers 8
       harpsolve sweep easy-harp --out eh --scheduler tcp://10.0.0.1:8786
       harpsolve sweep klondike-3 --layouts my-deals/ --out mine
+      harpsolve sweep klondike-1 1-2000 --out k1-hop --play hop
 
     Interrupt it at any time (Ctrl-C, kill, a crash); the same command
     resumes without losing or repeating finished deals.
@@ -737,11 +737,14 @@ def sweep_cmd(variant, deal_range, out, layouts, rule_overrides, max_nodes, time
     if layouts is not None and deal_range is not None:
         fail("give a deal RANGE or --layouts, not both")
     deals = parse_range(deal_range or DEFAULT_RANGE) if layouts is None else None
+    play = _play_settings(policy, samples, max_nodes, seed, max_moves, timeout, heuristic, algorithm, weight)
+    if play is not None:
+        max_nodes = None  # the player's, not a solver budget of its own
     budgets = dict(max_nodes=max_nodes, timeout=timeout, heuristic=heuristic, algorithm=algorithm, weight=weight,
                    max_memory=parse_size(max_memory) if max_memory is not None else None)
     try:
         s = sweep(variant, deals, out, rule_overrides, budgets, workers=workers, engine=engine,
-                  scheduler=scheduler, progress=not no_progress, chunk_size=chunk_size, layouts=layouts)
+                  scheduler=scheduler, progress=not no_progress, chunk_size=chunk_size, layouts=layouts, play=play)
     except KeyboardInterrupt:
         click.echo(f"harpsolve: interrupted; finished deals are saved in {out}; "
                    "run the same command again to resume", err=True)
@@ -749,9 +752,41 @@ def sweep_cmd(variant, deal_range, out, layouts, rule_overrides, max_nodes, time
     c = s.counts
     rate = f"{s.rate:.1f} deals/s" if s.new else "nothing left to do"
     what = f"deals {format_range(deals)}" if layouts is None else f"layouts {layouts}"
+    counted = (f"won {c['won']:,}, lost {c['lost']:,}" if play is not None else
+               f"solved {c['solved']:,}, unsolvable {c['unsolvable']:,}, unknown {c['unknown']:,}")
     click.echo(f"{s.rules} {what} -> {s.out}: {s.deals:,} {'deals' if layouts is None else 'layouts'} ({s.new:,} new, "
-               f"{s.skipped:,} already done); solved {c['solved']:,}, unsolvable {c['unsolvable']:,}, "
-               f"unknown {c['unknown']:,}, error {c['error']:,}; {rate}")
+               f"{s.skipped:,} already done); {counted}, error {c['error']:,}; {rate}")
+
+
+def _play_settings(policy, samples, max_nodes, seed, max_moves, timeout, heuristic, algorithm, weight):
+    """The player of ``sweep --play`` from the options (None without --play); one line and exit 2
+    for an option that does not go with the choice."""
+    if policy is None:
+        for option, value in (("--samples", samples), ("--seed", seed), ("--max-moves", max_moves)):
+            if value is not None:
+                fail(f"{option} is a setting of --play")
+        return None
+    for option, value in (("--timeout", timeout), ("--heuristic", heuristic), ("--algorithm", algorithm),
+                          ("--weight", weight)):
+        if value is not None:
+            fail(f"{option} is a setting of the solver, not of --play {policy}")
+    return _player_settings("--play", policy, samples, max_nodes, seed, max_moves)
+
+
+def _player_settings(flag, policy, samples, max_nodes, seed, max_moves):
+    """The player.PlaySettings of ``play --policy`` / ``sweep --play`` (``flag``): the hop
+    options refused for another policy, the numbers checked, the defaults filled in."""
+    from .player import DEFAULT_MAX_NODES, DEFAULT_SAMPLES, DEFAULT_SEED, PlaySettings
+
+    if policy != "hop":
+        for option, value in (("--samples", samples), ("--max-nodes", max_nodes), ("--seed", seed)):
+            if value is not None:
+                fail(f"{option} is a setting of {flag} hop, not {policy}")
+    check_number("--samples", samples, least=1, what="a number of worlds")
+    check_number("--max-nodes", max_nodes, least=1, what="a number of nodes")
+    check_number("--max-moves", max_moves, least=1, what="a number of moves")
+    return PlaySettings(policy, samples=samples or DEFAULT_SAMPLES, max_nodes=max_nodes or DEFAULT_MAX_NODES,
+                        seed=DEFAULT_SEED if seed is None else seed, max_moves=max_moves or 0)
 
 
 @main.command("stats")

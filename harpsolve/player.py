@@ -504,6 +504,61 @@ def make_policy(name: str, rules: Rules, *, samples: int = DEFAULT_SAMPLES, max_
     return POLICIES[name](rules)
 
 
+@dataclass(frozen=True)
+class PlaySettings:
+    """What a player sweep plays with (``sweep --play``): the policy and its settings.
+
+    Its :attr:`label` goes into every row (the ``policy`` column), and the rows' rules
+    fingerprint is :meth:`fingerprint`, the rules' fingerprint combined with the label:
+    games of one policy and settings never mix with another's, nor with the solver's rows,
+    in a folder or a reader."""
+
+    policy: str = "hop"
+    samples: int = DEFAULT_SAMPLES
+    max_nodes: int = DEFAULT_MAX_NODES
+    seed: int = DEFAULT_SEED
+    max_moves: int = 0  # 0: DEFAULT_MAX_MOVES (below)
+
+    def __post_init__(self):
+        if self.policy not in POLICIES:
+            raise ValueError(f"unknown policy {self.policy!r}; choose one of {', '.join(POLICIES)}")
+        for name, least in (("samples", 1), ("max_nodes", 1), ("max_moves", 0)):
+            if getattr(self, name) < least:
+                raise ValueError(f"{name} must be at least {least}")
+        if not self.max_moves:
+            object.__setattr__(self, "max_moves", DEFAULT_MAX_MOVES)
+
+    @property
+    def label(self) -> str:
+        """``hop samples=10 max_nodes=2000 seed=0 max_moves=5000``, ``rules max_moves=5000``."""
+        if self.policy == "hop":
+            return (f"hop samples={self.samples} max_nodes={self.max_nodes} seed={self.seed} "
+                    f"max_moves={self.max_moves}")
+        return f"{self.policy} max_moves={self.max_moves}"
+
+    @classmethod
+    def from_label(cls, label: str) -> "PlaySettings":
+        """The settings a :attr:`label` names (what a row's ``policy`` column holds)."""
+        policy, *fields = label.split()
+        kw = {k: int(v) for k, v in (f.split("=", 1) for f in fields)}
+        return cls(policy, **kw)
+
+    def options(self) -> str:
+        """The ``sweep`` options that play with these settings: ``--play hop --samples 10 ...``."""
+        if self.policy == "hop":
+            return (f"--play hop --samples {self.samples} --max-nodes {self.max_nodes} --seed {self.seed} "
+                    f"--max-moves {self.max_moves}")
+        return f"--play {self.policy} --max-moves {self.max_moves}"
+
+    def fingerprint(self, rules: Rules) -> str:
+        import hashlib
+
+        return hashlib.sha256(f"{rules.fingerprint()}|{self.label}".encode()).hexdigest()[:12]
+
+    def make_policy(self, rules: Rules) -> Policy:
+        return make_policy(self.policy, rules, samples=self.samples, max_nodes=self.max_nodes, seed=self.seed)
+
+
 # ---- one game --------------------------------------------------------------------------------
 DEFAULT_MAX_MOVES = 5_000
 

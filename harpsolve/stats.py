@@ -135,8 +135,9 @@ def summarize(results, by: str = "rules", hardest: int = HARDEST) -> list[dict]:
         raise StatsError(f"--by takes rules or variant, not {by!r}")
     df = best_rows(results.frame)
     key = "rules" if by == "rules" else "variant"
+    played = df["policy"].notna() if "policy" in df.columns else df["status"].isna()
     groups = []
-    for name, g in df.groupby(key, sort=True):
+    for name, g in df[~played].groupby(key, sort=True):
         counts = g["status"].value_counts()
         s, u = int(counts.get("solved", 0)), int(counts.get("unsolvable", 0))
         k, e = int(counts.get("unknown", 0)), int(counts.get("error", 0))
@@ -168,7 +169,41 @@ def summarize(results, by: str = "rules", hardest: int = HARDEST) -> list[dict]:
             machines=machines,
             versions=sorted(g["harpsolve_version"].unique()),
         ))
+    thoughtful = {g["group"]: g for g in groups}
+    for (name, policy), g in df[played].groupby([key, "policy"], sort=True):
+        counts = g["status"].value_counts()
+        w, lost, e = int(counts.get("won", 0)), int(counts.get("lost", 0)), int(counts.get("error", 0))
+        fps = sorted(g["rules_fingerprint"].unique())
+        runs = [r for r in results.runs if r.get("rules_fingerprint") in fps]
+        numbered = g["deal"].dropna()
+        ok = g[g["status"] != "error"]
+        beside = thoughtful.get(name)
+        groups.append(dict(
+            kind="player", group=name, policy=policy, variant=",".join(sorted(g["variant"].unique())),
+            rules=",".join(sorted(g["rules"].unique())), fingerprint=",".join(fps),
+            games=len(g), won=w, lost=lost, error=e,
+            first_deal=int(numbered.min()) if len(numbered) else None,
+            last_deal=int(numbered.max()) if len(numbered) else None, layouts=len(g) - len(numbered),
+            rate=w / (w + lost) if w + lost else None, ci=wilson(w, w + lost),
+            thoughtful=None if beside is None else dict(
+                deals=beside["deals"], bounds=(beside["lower_ci"][0], beside["upper_ci"][1]),
+                rate=beside["rate"], ci=beside["ci"], undecided=beside["undecided"]),
+            seconds=_quantiles(ok["seconds"]), nodes=_quantiles(ok["nodes"], integer=True),
+            moves=_quantiles(g.loc[g["status"] == "won", "solution_length"], integer=True),
+            ends=dict(sorted(g.loc[g["status"] == "lost", "reason"].fillna("?").value_counts().items())),
+            cpu_seconds=float(g["seconds"].sum()), wall_seconds=sum(_duration(r) for r in runs),
+            machines=sorted({f"{r.get('cpu', '?')} ({_workers(r.get('workers', '?'))})" for r in runs}),
+            versions=sorted(g["harpsolve_version"].unique()),
+        ))
     return groups
+
+
+def _solver_groups(groups) -> list:
+    return [g for g in groups if g.get("kind") != "player"]
+
+
+def _player_groups(groups) -> list:
+    return [g for g in groups if g.get("kind") == "player"]
 
 
 # ---- rendering --------------------------------------------------------------------
@@ -237,14 +272,58 @@ TABLE_HEAD = ["rules", "deals", "solved", "unsolvable", "unknown", "error", "win
               "decided-only", "decided-only 95% CI"]
 
 
+def _aligned(head, rows) -> list[str]:
+    widths = [max(len(str(r[i])) for r in [head, *rows]) for i in range(len(head))]
+    return ["  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths))).rstrip()
+            for r in [head, *rows]]
+
+
+PLAYER_HEAD = ["rules", "player", "games", "won", "lost", "error", "player win rate", "95% CI", "thoughtful"]
+PLAYER_NOTE = ("(player: plays without seeing the face-down cards or the stock before they turn (sweep --play); "
+               "its rate is won / (won + lost); thoughtful: the solver's win rate of the same rules in the files "
+               "given, its bounds when deals are undecided)")
+
+
+def _thoughtful(g) -> str:
+    t = g["thoughtful"]
+    if t is None:
+        return "-"
+    if t["undecided"]:
+        lo, hi = t["bounds"]
+        return f"[{100 * lo:.2f}, {100 * hi:.2f}] ({t['deals']:,} deals)"
+    return f"{_pct(t['rate'])} {_interval(t['ci'])} ({t['deals']:,} deals)"
+
+
+def _player_table(groups) -> list[str]:
+    rows = [[g["group"], g["policy"], f"{g['games']:,}", f"{g['won']:,}", f"{g['lost']:,}", f"{g['error']:,}",
+             _pct(g["rate"]), _interval(g["ci"]), _thoughtful(g)] for g in groups]
+    lines = _aligned(PLAYER_HEAD, rows) + [PLAYER_NOTE]
+    for g in groups:
+        lines += [
+            "",
+            f"{g['group']} played by {g['policy']} (fingerprint {g['fingerprint']}; {_deal_span(g, '..', 'games')})",
+            f"  rate      player win rate {_pct(g['rate'])} {_interval(g['ci'])} (95 %, {g['won'] + g['lost']:,} games)"
+            + (f"; thoughtful {_thoughtful(g)}" if g["thoughtful"] else ""),
+            f"  seconds   {_quant_line(g['seconds'])}",
+            f"  nodes     {_quant_line(g['nodes'])}",
+            f"  moves     {_quant_line(g['moves'])} (won games)",
+            "  lost      " + ("; ".join(f"{k} {v:,}" for k, v in g["ends"].items()) or "-"),
+            f"  time      wall {_wall(g['wall_seconds'])}, playing {_wall(g['cpu_seconds'])} CPU"
+            + (f" on {'; '.join(g['machines'])}" if g["machines"] else ""),
+        ]
+        if g["error"]:
+            lines.append(f"  WARNING   {g['error']} game(s) ended in error (a crash or a bug); see their reason column")
+    return lines
+
+
 def to_table(groups) -> str:
-    head = TABLE_HEAD
+    players = _player_groups(groups)
+    groups = _solver_groups(groups)
     rows = [[g["group"], f"{g['deals']:,}", f"{g['solved']:,}", f"{g['unsolvable']:,}", f"{g['unknown']:,}",
              f"{g['error']:,}", _bounds(g), _decided_only(g), _interval(g["ci"])] for g in groups]
-    widths = [max(len(str(r[i])) for r in [head, *rows]) for i in range(len(head))]
-    lines = ["  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths))).rstrip()
-             for r in [head, *rows]]
-    lines += [TABLE_NOTE]
+    lines = _aligned(TABLE_HEAD, rows) + [TABLE_NOTE] if groups else []
+    if players:
+        lines += ([""] if lines else []) + _player_table(players)
     for g in groups:
         lines += [
             "",
@@ -266,6 +345,19 @@ def to_table(groups) -> str:
 
 
 def _flat(g: dict) -> dict:
+    if g.get("kind") == "player":
+        d = {k: g[k] for k in ("kind", "group", "policy", "variant", "rules", "fingerprint", "games", "won", "lost",
+                               "error", "first_deal", "last_deal", "layouts", "rate")}
+        d.update(ci_low=g["ci"][0], ci_high=g["ci"][1])
+        t = g["thoughtful"] or {}
+        d.update(thoughtful_rate=t.get("rate"), thoughtful_bounds_low=(t.get("bounds") or (None, None))[0],
+                 thoughtful_bounds_high=(t.get("bounds") or (None, None))[1])
+        for name in ("seconds", "nodes", "moves"):
+            for q, v in g[name].items():
+                d[f"{name}_{q}"] = v
+        d.update(cpu_seconds=g["cpu_seconds"], wall_seconds=g["wall_seconds"], machines="; ".join(g["machines"]),
+                 versions=" ".join(g["versions"]))
+        return d
     d = {k: g[k] for k in ("group", "variant", "rules", "fingerprint", "deals", "solved", "unsolvable",
                            "unknown", "error", "first_deal", "last_deal", "layouts")}
     d.update(bounds_low=g["lower_ci"][0], bounds_high=g["upper_ci"][1], undecided=g["undecided"],
@@ -286,12 +378,16 @@ def to_csv(groups) -> str:
     import csv
     import io
 
-    buf = io.StringIO()
-    flat = [_flat(g) for g in groups]
-    w = csv.DictWriter(buf, fieldnames=list(flat[0]) if flat else ["group"], lineterminator="\n")
-    w.writeheader()
-    w.writerows(flat)
-    return buf.getvalue().rstrip("\n")
+    parts = []
+    # one CSV table for the solver's groups, one for the players' (their columns differ)
+    for part in [p for p in (_solver_groups(groups), _player_groups(groups)) if p] or [[]]:
+        buf = io.StringIO()
+        flat = [_flat(g) for g in part]
+        w = csv.DictWriter(buf, fieldnames=list(flat[0]) if flat else ["group"], lineterminator="\n")
+        w.writeheader()
+        w.writerows(flat)
+        parts.append(buf.getvalue().rstrip("\n"))
+    return "\n\n".join(parts)
 
 
 def to_json(groups) -> str:
@@ -307,11 +403,11 @@ def to_json(groups) -> str:
     return json.dumps(clean(groups), indent=2)
 
 
-def _deal_span(g, dash="–") -> str:
+def _deal_span(g, dash="–", count="deals") -> str:
     files = f"{g['layouts']:,} layout files" if g["layouts"] else ""
     if g["first_deal"] is None:
         return files
-    numbered = g["deals"] - g["layouts"]
+    numbered = g[count] - g["layouts"]
     span = f"{g['first_deal']:,}{dash}{g['last_deal']:,}"
     whole = numbered == g["last_deal"] - g["first_deal"] + 1
     span = span if whole else f"{numbered:,} in {span}"
@@ -323,7 +419,9 @@ def _deal_span(g, dash="–") -> str:
 def to_markdown(groups) -> str:
     head = ["rules", "deals", "solved", "unsolvable", "unknown", "error", "win rate bounds", "decided-only",
             "decided-only 95% CI", "median s", "budget", "wall time", "machine"]
-    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    players = _player_groups(groups)
+    groups = _solver_groups(groups)
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)] if groups else []
     for g in groups:
         cells = [f"`{g['group']}`", _deal_span(g), f"{g['solved']:,}", f"{g['unsolvable']:,}", f"{g['unknown']:,}", f"{g['error']:,}",
                  _bounds(g), _decided_only(g), _interval(g["ci"]), _num(g["seconds"]["median"]),
@@ -332,6 +430,15 @@ def to_markdown(groups) -> str:
     if any(g["undecided"] > UNDECIDED_WARN for g in groups):
         lines += ["", f"\\* more than {UNDECIDED_WARN:.0%} of the deals are undecided: the decided-only rate is "
                   "not the win rate; the bounds are."]
+    if players:
+        head = ["rules", "player", "deals", "won", "lost", "error", "player win rate", "95% CI", "thoughtful",
+                "median s", "wall time", "machine"]
+        lines += ([""] if lines else []) + ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+        for g in players:
+            cells = [f"`{g['group']}`", f"`{g['policy']}`", _deal_span(g, count="games"), f"{g['won']:,}",
+                     f"{g['lost']:,}", f"{g['error']:,}", _pct(g["rate"]), _interval(g["ci"]), _thoughtful(g),
+                     _num(g["seconds"]["median"]), _wall(g["wall_seconds"]), "; ".join(g["machines"]) or "-"]
+            lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
 
@@ -360,7 +467,8 @@ def figures(results, groups, by: str = "rules") -> dict:
     the bounds (the headline) as a bar with their values, and the decided-only rate with its CI
     on a separate row below it, so the two stay readable when they overlap.  The time
     histogram draws the undecided deals (they ran until a budget stopped them) apart from the
-    decided ones: dashed, in the same colour."""
+    decided ones: dashed, in the same colour.  Played games (``sweep --play`` rows) are not
+    drawn: their rates are in the tables."""
     try:
         import matplotlib
 
@@ -371,6 +479,9 @@ def figures(results, groups, by: str = "rules") -> dict:
     import numpy as np
 
     df = best_rows(results.frame)
+    if "policy" in df.columns:  # the plots draw the solver's rows; the players' rates are in the tables
+        df = df[df["policy"].isna()]
+    groups = _solver_groups(groups)
     key = "rules" if by == "rules" else "variant"
     figs = {}
     total = len(df)
@@ -514,13 +625,16 @@ def compare(a, b) -> Comparison:
     # the deal number, or FILE#HASH for layout files (see items)
     da, db = da.assign(deal=items(da)), db.assign(deal=items(db))
     m = da[cols].merge(db[cols], on="deal", suffixes=("_a", "_b"))
-    order = [s for s in ("solved", "unsolvable", "unknown", "error")]
+    order = ["solved", "unsolvable", "unknown", "error"]
+    order += [s for s in ("won", "lost") if s in set(m["status_a"]) | set(m["status_b"])]  # played games
     table = pd.crosstab(pd.Categorical(m["status_a"], order), pd.Categorical(m["status_b"], order),
                         dropna=False)
     table.index.name, table.columns.name = "A", "B"
     diff = m[m["status_a"] != m["status_b"]].reset_index(drop=True)
     pair = diff["status_a"] + "/" + diff["status_b"]
     conf = diff.loc[pair.isin(("solved/unsolvable", "unsolvable/solved")), "deal"].tolist() if same else []
+    if da["rules"].iloc[0] == db["rules"].iloc[0]:  # a game a player won is a win: no proof may say otherwise
+        conf += diff.loc[pair.isin(("won/unsolvable", "unsolvable/won")), "deal"].tolist()
     internal = [("A", d) for _, d in ia] + [("B", d) for _, d in ib]
     return Comparison(
         label_a=f"{a} ({da['rules'].iloc[0]}, fingerprint {da['rules_fingerprint'].iloc[0]}, {len(da):,} deals)",
@@ -534,7 +648,8 @@ def compare_text(c: Comparison, limit: int = 100) -> str:
     lines = [f"A: {c.label_a}", f"B: {c.label_b}",
              f"deals in both {c.common:,}; only in A {c.only_a:,}; only in B {c.only_b:,}"]
     if not c.same_rules:
-        lines.append("different rules: a status change may be the rules' doing, not a bug")
+        lines.append("different rules fingerprints (other rules, or a player's games against the solver's): "
+                     "a status change may be the rules' or the player's doing, not a bug")
     # rows are A's statuses, columns B's: one header line (pandas would add a row for the index's name)
     lines += ["", c.table.rename_axis(index=None, columns="A \\ B").to_string(), ""]
     n = len(c.differences)
@@ -546,8 +661,8 @@ def compare_text(c: Comparison, limit: int = 100) -> str:
     if limit and n > limit:
         lines.append(f"  … and {n - limit:,} more (--limit 0 lists all)")
     if c.conflicts:
-        lines += ["", f"CONFLICT: {len(c.conflicts)} deal(s) solved on one side and proved unsolvable on the "
-                  "other under the same rules. One of the two results is wrong: a solver bug. Deals: "
+        lines += ["", f"CONFLICT: {len(c.conflicts)} deal(s) solved (or won by a player) on one side and proved "
+                  "unsolvable on the other under the same rules. One of the two results is wrong: a solver bug. Deals: "
                   + " ".join(map(str, c.conflicts[:50])) + (" …" if len(c.conflicts) > 50 else "")]
     if c.internal:
         lines += ["", f"CONFLICT: {len(c.internal)} deal(s) have both a solved and an unsolvable row inside "

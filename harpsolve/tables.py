@@ -181,7 +181,7 @@ def _read(table: Table, fingerprint: str, numeric=(), extra=(), deals=None, stat
 
     from .deals import MAX_DEAL
     from .sweep import ResultFileError
-    from .sweep.schema import STATUSES, bad_deal, bad_status
+    from .sweep.schema import PLAYER_STATUSES, STATUSES, bad_deal, bad_status
 
     deals = np.array(sorted(set(int(d) for d in deals)), dtype=np.int64) if deals is not None else None
     names = ["deal", "rank", "status", "_order", *numeric]
@@ -212,8 +212,11 @@ def _read(table: Table, fingerprint: str, numeric=(), extra=(), deals=None, stat
             # rows no sweep writes are refused, as load_results refuses them (numpy here: lookup
             # runs in a fresh process, and pyarrow.compute would cost it 60 ms to import)
             wrong = [v for v in svals if v not in STATUSES] or ([None] if batch.column("status").null_count else [])
-            if wrong:
-                raise bad_status(f, None, wrong[0])
+            # ... and so are won/lost rows under the rules' own fingerprint (only a player's rows,
+            # under a fingerprint of their own, are won or lost)
+            played = [v for k, v in enumerate(svals) if v in PLAYER_STATUSES and (keep & (scode == k)).any()]
+            if wrong or played:
+                raise bad_status(f, None, (wrong or played)[0])
             if ((deal < 0) | (deal > MAX_DEAL)).any() or (not col.null_count and (deal == 0).any()):
                 raise bad_deal(f, None, int(deal[(deal < 1) | (deal > MAX_DEAL)][0]))
             if status is not None:

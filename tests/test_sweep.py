@@ -128,7 +128,7 @@ def test_sweep_folder_is_merged_and_carries_run_metadata(swept):
     files = [n for n in os.listdir(out) if n.endswith(".parquet")]
     assert len(files) == 1, "a finished sweep leaves one merged file"
     meta = pq.read_schema(out / files[0]).metadata
-    assert meta[b"harpsolve.schema_version"] == str(sw.SCHEMA_VERSION).encode() == b"2"
+    assert meta[b"harpsolve.schema_version"] == str(sw.SCHEMA_VERSION).encode() == b"3"
     import json
 
     (run,) = json.loads(meta[b"harpsolve.runs"])

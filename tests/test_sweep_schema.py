@@ -27,6 +27,7 @@ VERSIONS = {
         "nodes", "states", "seconds", "max_nodes", "timeout", "max_memory", "heuristic", "harpsolve_version",
         "reason", "algorithm", "weight", "layout_file", "layout_hash"],
     2: ["engine", "proof"],
+    3: ["policy"],
 }
 
 
@@ -112,7 +113,7 @@ def test_folder_refusals_say_how_to_recover(tmp_path):
     out = tmp_path / "out"
     rules = get_rules("klondike-3")
     _write(out, [sw.make_row(rules, 1, B, "solved", solution_length=90)], rules)
-    with pytest.raises(sw.SweepError, match="another --out folder, or give the --rule options"):
+    with pytest.raises(sw.SweepError, match=re.escape("another --out folder, or give the --rule (and --play) options")):
         sw.sweep("klondike-3", "1-2", out, overrides=["takeback=false"], budgets=dict(max_nodes=1000), progress=False)
     held = store.ResultStore(out, rules, sw.Budgets.make(dict(max_nodes=1000)), {})
     try:

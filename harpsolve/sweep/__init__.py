@@ -19,7 +19,9 @@ Resume
 ------
 Running the same command again skips every deal that already has a row under
 the same rules fingerprint and is *finished*: ``solved`` or ``unsolvable``
-(a verified solution or a proof holds under any budget), or ``unknown`` under
+(a verified solution or a proof holds under any budget), ``won`` or ``lost``
+(a player's game, ``sweep(play=...)``: the same player with the same seed
+plays it the same way), or ``unknown`` under
 the same search settings (heuristic, algorithm, weight) and budgets at least
 as big (max_nodes, timeout, max_memory; 0 = no limit): a search that ran
 out of a bigger budget would run out of a smaller one too.  Deals with
@@ -51,7 +53,7 @@ from .engines import CHUNK_SECONDS, run_dask, run_local
 from .jobs import DEFAULT_RANGE, Budgets, LayoutJob, format_range, job_key, layout_hash, layout_jobs, parse_range, solve_row
 from .progress import Progress
 from .runs import cpu_count, cpu_model, merge_runs, run_metadata
-from .schema import SCHEMA_VERSION, STATUSES, ResultFileError, make_row
+from .schema import PLAYER_STATUSES, SCHEMA_VERSION, SOLVER_STATUSES, STATUSES, ResultFileError, make_row
 from .store import (
     FILE_GLOB_RE, ResultStore, Results, SweepError, best_rows, conflicts, expand_paths, folder_files, frame_keys,
     key_columns, load_results, read_meta, read_table, row_key, write_atomic,
@@ -84,10 +86,13 @@ class SweepSummary:
 
 def sweep(variant, deals=DEFAULT_RANGE, out="sweep-out", overrides=None, budgets=None, workers=None,
           engine="local", scheduler=None, progress=True, chunk_size=None, command=None,
-          layouts=None) -> SweepSummary:
+          layouts=None, play=None) -> SweepSummary:
     """Solve every deal of ``deals`` (a range text or numbers) into the folder ``out``;
     or, with ``layouts`` (a folder or a glob, see :func:`layout_jobs`), every layout file
     there, one row each keyed by file name and content hash instead of a deal number.
+    With ``play`` (a :class:`~harpsolve.player.PlaySettings`) every deal is *played* by that
+    player, who does not see the face-down cards, instead of solved: rows ``won`` or
+    ``lost``, under a fingerprint of their own (the rules' and the player's settings).
 
     Resumes where an earlier run into ``out`` stopped.  ``budgets`` is a
     :class:`Budgets` or a dict of its fields.  ``engine`` is ``local``
@@ -114,14 +119,16 @@ def sweep(variant, deals=DEFAULT_RANGE, out="sweep-out", overrides=None, budgets
         raise SweepError("--chunk-size must be at least 1")
 
     run = run_metadata(engine if not scheduler else f"dask {scheduler}", workers, command)
-    run.update(rules=rules.label, rules_fingerprint=rules.fingerprint())
-    store = ResultStore(out, rules, budgets, run)
+    run.update(rules=rules.label, rules_fingerprint=play.fingerprint(rules) if play else rules.fingerprint())
+    if play is not None:
+        run.update(policy=play.label)
+    store = ResultStore(out, rules, budgets, run, play)
     bar = None
     old_term = None
     try:
         prior = {job_key(d): store.prior[job_key(d)] for d in numbers if job_key(d) in store.prior}
         todo = [d for d in numbers if job_key(d) not in prior]
-        bar = Progress(len(numbers), prior, progress and bool(todo), rules.label)
+        bar = Progress(len(numbers), prior, progress and bool(todo), store.label)
         if threading.current_thread() is threading.main_thread():
             old_term = signal.signal(signal.SIGTERM, _raise_interrupt)
         t0 = time.perf_counter()
@@ -132,8 +139,9 @@ def sweep(variant, deals=DEFAULT_RANGE, out="sweep-out", overrides=None, budgets
                 run_dask(store, todo, rules, budgets, workers, chunk_size, bar, scheduler)
         seconds = time.perf_counter() - t0
         store.finish()
-        counts = {s: bar.counts.get(s, 0) for s in STATUSES}
-        return SweepSummary(store.out, rules.label, len(numbers), len(prior), bar.new, counts, seconds)
+        shown = (*PLAYER_STATUSES, "error") if play is not None else (*SOLVER_STATUSES, "error")
+        counts = {s: bar.counts.get(s, 0) for s in shown}
+        return SweepSummary(store.out, store.label, len(numbers), len(prior), bar.new, counts, seconds)
     finally:
         if old_term is not None:
             signal.signal(signal.SIGTERM, old_term)

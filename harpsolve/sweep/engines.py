@@ -16,7 +16,7 @@ import signal
 import time
 from collections import Counter, deque
 
-from .jobs import LayoutJob, _algorithm_kwargs, job_key, solve_chunk, solve_row
+from .jobs import LayoutJob, _algorithm_kwargs, job_key, play_row, solve_chunk, solve_row
 from .runs import cpu_model
 from .schema import make_row
 from .store import SweepError, _short, row_key
@@ -57,6 +57,16 @@ class Chunker:
 
     def give_back(self, deals) -> None:
         self.pending.extendleft(reversed(list(deals)))
+
+
+def _job_function(store):
+    """What a worker runs per job: :func:`.jobs.solve_row`, or for a player sweep
+    :func:`.jobs.play_row` with the store's player settings (picklable: a partial)."""
+    if store.play is None:
+        return solve_row
+    import functools
+
+    return functools.partial(play_row, play=store.play)
 
 
 # ---- local worker processes -------------------------------------------------------------------
@@ -136,7 +146,7 @@ def run_local(store, todo, rules, budgets, workers, chunk_size, progress) -> Non
     from multiprocessing.connection import wait
 
     ctx = _mp_context()
-    solve_one = solve_row  # looked up now: tests swap it (see the module's docstring)
+    solve_one = _job_function(store)  # looked up now: tests swap solve_row (see the module's docstring)
     chunks = Chunker(todo, workers, chunk_size)
     attempts: Counter = Counter()
     startup_failures = 0
@@ -194,7 +204,8 @@ def run_local(store, todo, rules, budgets, workers, chunk_size, progress) -> Non
                             if attempts[culprit] >= 2:
                                 row = make_row(rules, culprit, budgets, "error",
                                                reason=f"worker process {why} twice while solving this "
-                                                      + ("layout" if isinstance(culprit, LayoutJob) else "deal"))
+                                                      + ("layout" if isinstance(culprit, LayoutJob) else "deal"),
+                                               play=store.play)
                                 store.add(row)
                                 progress.update("error")
                             else:
@@ -243,7 +254,7 @@ def run_dask(store, todo, rules, budgets, workers, chunk_size, progress, schedul
             pass
         chunks = Chunker(todo, slots, chunk_size)
         futures = as_completed()
-        solve_one = solve_row
+        solve_one = _job_function(store)
         info = {}
 
         def submit(chunk, attempt=1):
@@ -274,7 +285,8 @@ def run_dask(store, todo, rules, budgets, workers, chunk_size, progress, schedul
                 except BaseException as e:  # noqa: BLE001 - cancelled
                     exc = e
                 store.add(make_row(rules, chunk[0], budgets, "error",
-                                   reason=f"dask task failed twice: {type(exc).__name__}: {_short(exc)}"))
+                                   reason=f"dask task failed twice: {type(exc).__name__}: {_short(exc)}",
+                                   play=store.play))
                 progress.update("error")
             store.flush()
             f.release()

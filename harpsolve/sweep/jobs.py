@@ -158,6 +158,34 @@ def solve_row(rules: Rules, deal: int, budgets: Budgets) -> dict:
                     engine=r.engine, proof=r.proof)
 
 
+def play_row(rules: Rules, deal, budgets: Budgets, play) -> dict:
+    """Play one game of ``deal`` with the player ``play`` (player.PlaySettings) and return its
+    row: ``won`` (the moves replayed to a win in the reference engine) or ``lost``, with the
+    moves played, the solver nodes the player spent and how the game ended.  A Python exception
+    becomes an ``error`` row, as in :func:`solve_row`."""
+    from ..deals import deal_layout
+    from ..player import play as play_game
+    from ..reference import replay
+
+    t0 = time.perf_counter()
+    try:
+        layout = deal.layout if isinstance(deal, LayoutJob) else deal_layout(rules, deal)
+        with _SOLVE_LOCK:
+            g = play_game(rules, layout, play.make_policy(rules), play.max_moves)
+        score = None
+        if g.won:
+            rep = replay(rules, layout, g.moves)
+            if not (rep.ok and rep.won):
+                raise RuntimeError(f"a won game does not replay to a win (move {rep.error_index}: {rep.error})")
+            score = rep.score if rules.scoring == "easy-harp" else None
+    except Exception as e:  # noqa: BLE001 - keep the sweep going, keep the evidence
+        return make_row(rules, deal, budgets, "error", seconds=time.perf_counter() - t0,
+                        reason=f"{type(e).__name__}: {e}"[:500], play=play)
+    return make_row(rules, deal, budgets, "won" if g.won else "lost", solution_length=len(g.moves), score=score,
+                    nodes=g.stats.get("nodes", 0), states=g.stats.get("solves", 0), seconds=g.seconds,
+                    reason="" if g.won else g.end, engine=f"player {g.policy}", play=play)
+
+
 def _algorithm_kwargs(budgets: Budgets) -> dict:
     kw = dict(algorithm=budgets.algorithm)
     if budgets.algorithm == "wastar":

@@ -56,6 +56,10 @@ class Progress:
     def rate_text(self) -> str:
         """The running rate as stats renders it: the bounds (every undecided deal lost .. won)
         first, the decided-only rate labelled, and the undecided counts."""
+        won, lost = self.counts["won"], self.counts["lost"]
+        if won + lost:  # a player sweep: every game ends won or lost (or in an error)
+            e = self.counts["error"]
+            return f"won {100 * won / (won + lost):.1f}% of {won + lost}" + (f" error {e}" if e else "")
         s, u = self.counts["solved"], self.counts["unsolvable"]
         k, e = self.counts["unknown"], self.counts["error"]
         n = s + u + k + e

@@ -8,8 +8,8 @@ files written before the column existed are told apart by their version
 (``tests/test_sweep_schema.py`` pins the columns of every version, so a
 column added without a new version fails there).
 
->>> SCHEMA_VERSION, [c.name for c in TABLE if c.since == 2]
-(2, ['engine', 'proof'])
+>>> SCHEMA_VERSION, [c.name for c in TABLE if c.since == 2], [c.name for c in TABLE if c.since == 3]
+(3, ['engine', 'proof'], ['policy'])
 """
 from __future__ import annotations
 
@@ -21,7 +21,12 @@ from ..deals import MAX_DEAL
 from ..rules import Rules
 from ..search.settings import SearchSettings
 
-STATUSES = ("solved", "unsolvable", "unknown", "error")
+STATUSES = ("solved", "unsolvable", "unknown", "error", "won", "lost")
+# what a solver's row says about a deal (thoughtful: every card seen) ...
+SOLVER_STATUSES = ("solved", "unsolvable", "unknown")
+# ... and what a player's row says about the one game it played (``sweep --play``); error: both
+PLAYER_STATUSES = ("won", "lost")
+FINISHED = ("solved", "unsolvable", "won", "lost")  # rows that stand under any budget
 
 
 class ResultFileError(ValueError):
@@ -45,13 +50,14 @@ class Column:
 # Columns that came during version 1 (before the rule that a new column takes a new version)
 # may be absent from version-1 files: ``older`` says what those files mean by them.
 TABLE = (
-    Column("schema_version", "int16", "the schema version the row was written under (1 or 2)"),
+    Column("schema_version", "int16", "the schema version the row was written under (1, 2 or 3)"),
     Column("variant", "string", "the variant id (`easy-harp`)"),
     Column("deal", "int32", f"deal number 1 … {MAX_DEAL}; null in `--layouts` rows"),
     Column("rules", "string", "rules label: variant id + overrides (`easy-harp[takeback=false]`)"),
     Column("rules_fingerprint", "string",
            "12-hex digest of the rules fields (`Rules.fingerprint()`): results of different rules never mix"),
-    Column("status", "string", "`solved`, `unsolvable`, `unknown` (a budget ran out) or `error` (a crash or a bug)"),
+    Column("status", "string", "`solved`, `unsolvable`, `unknown` (a budget ran out) or `error` (a crash or a bug); "
+           "a player's row (`sweep --play`): `won` or `lost`, the game it played"),
     Column("solution_length", "int32",
            "moves of the verified solution as the search found it (loops and one-move detours cut, not "
            "polished for reading as `solve` prints it: polishing costs more than the search); null unless solved"),
@@ -59,13 +65,14 @@ TABLE = (
     Column("nodes", "int64", "search nodes expanded (summed over the engines that ran)"),
     Column("states", "int64", "unique states stored"),
     Column("seconds", "float64", "solve time of the row's deal (wall, JIT warm-up excluded)"),
-    Column("max_nodes", "int64", "node budget (0 = no limit)"),
+    Column("max_nodes", "int64", "node budget (0 = no limit); a player's row: the nodes per sampled world"),
     Column("timeout", "float64", "time budget in seconds (0 = no limit)"),
     Column("max_memory", "int64", "transposition-table budget in bytes"),
     Column("heuristic", "string", "move-ordering heuristic"),
     Column("harpsolve_version", "string", "the harpsolve version that wrote the row"),
     Column("reason", "string", "why `unknown` (`nodes`, `time`, `memory`, `depth`) or `error` (what failed)"),
-    Column("algorithm", "string", "search algorithm (`portfolio`, `climb`, `dfs`, `astar`, `wastar`)",
+    Column("algorithm", "string", "search algorithm (`portfolio`, `climb`, `dfs`, `astar`, `wastar`); a player's "
+           "row: its policy (`hop`, `rules`)",
            older="climb"),
     Column("weight", "float64", "weighted A*'s weight (0 for the other algorithms)", older=0.0),
     Column("layout_file", "string", "`--layouts` rows: the layout file, relative to the folder or glob",
@@ -77,6 +84,8 @@ TABLE = (
     Column("proof", "string", "for `unsolvable`, the proof: `exhausted` (a complete depth-first search), "
            "`exhausted: arrangement-free`, `relaxed: draw=1` (unsolvable in that weaker game), "
            "`dead end: 7C`; null otherwise", since=2, older=None),
+    Column("policy", "string", "`sweep --play` rows: the player and its settings (`hop samples=10 max_nodes=2000 "
+           "seed=0 max_moves=5000`); null in the solver's rows", since=3, older=None),
 )
 
 SCHEMA_VERSION = max(c.since for c in TABLE)
@@ -102,19 +111,22 @@ def arrow_schema():
 
 
 def make_row(rules: Rules, deal, budgets: SearchSettings, status: str, *, solution_length=None,
-             score=None, nodes=0, states=0, seconds=0.0, reason="", engine=None, proof=None) -> dict:
+             score=None, nodes=0, states=0, seconds=0.0, reason="", engine=None, proof=None, play=None) -> dict:
     """A result row for ``deal``: a deal number, or a job with ``name`` and ``hash`` (a
-    ``--layouts`` file: then ``deal`` is null and ``layout_file``/``layout_hash`` name it)."""
+    ``--layouts`` file: then ``deal`` is null and ``layout_file``/``layout_hash`` name it).
+    ``play``: the player's settings (``player.PlaySettings``) of a played game's row."""
     job = deal if hasattr(deal, "hash") else None
     row = dict(
         schema_version=SCHEMA_VERSION, variant=rules.name, deal=None if job else int(deal), rules=rules.label,
-        rules_fingerprint=rules.fingerprint(), status=status, solution_length=solution_length,
+        rules_fingerprint=play.fingerprint(rules) if play else rules.fingerprint(), status=status, solution_length=solution_length,
         score=score, nodes=int(nodes), states=int(states), seconds=float(seconds),
-        max_nodes=int(budgets.max_nodes), timeout=float(budgets.timeout),
+        max_nodes=int(budgets.max_nodes if not play else play.max_nodes if play.policy == "hop" else 0),
+        timeout=float(budgets.timeout),
         max_memory=int(budgets.max_memory), heuristic=budgets.heuristic,
-        harpsolve_version=__version__, reason=reason, algorithm=budgets.algorithm, weight=float(budgets.weight),
+        harpsolve_version=__version__, reason=reason, algorithm=play.policy if play else budgets.algorithm,
+        weight=float(budgets.weight),
         layout_file=job.name if job else None, layout_hash=job.hash if job else None,
-        engine=engine or None, proof=proof or None,
+        engine=engine or None, proof=proof or None, policy=play.label if play else None,
     )
     assert tuple(row) == NAMES, "make_row and TABLE name the same columns, in order"
     return row
@@ -126,8 +138,12 @@ _NOT_OURS = "this is not a file a sweep wrote (move it out of the folder)"
 
 def bad_status(path: str, row, value) -> ResultFileError:
     """The error for a row whose status is ``value`` (``row``: its 1-based number, or None)."""
-    return ResultFileError(f"{path}: {f'row {row}' if row else 'a row'} has status {value!r}, "
-                           f"not one of {', '.join(STATUSES)}; {_NOT_OURS}")
+    where = f"row {row}" if row else "a row"
+    if value in PLAYER_STATUSES or value in SOLVER_STATUSES:  # a real status, in the wrong kind of row
+        kind = "solver" if value in PLAYER_STATUSES else "player"
+        return ResultFileError(f"{path}: {where} has status {value!r} in a {kind}'s row (only a played game, "
+                               f"with a policy, is won or lost); {_NOT_OURS}")
+    return ResultFileError(f"{path}: {where} has status {value!r}, not one of {', '.join(STATUSES)}; {_NOT_OURS}")
 
 
 def bad_deal(path: str, row, value) -> ResultFileError:
@@ -149,9 +165,17 @@ def check_rows(table, path: str) -> None:
         return i + 1, table.column(column)[i].as_py()
 
     if "status" in names:
-        bad = pc.invert(pc.fill_null(pc.is_in(table.column("status"), value_set=_pa_strings(STATUSES)), False))
+        status = table.column("status")
+        bad = pc.invert(pc.fill_null(pc.is_in(status, value_set=_pa_strings(STATUSES)), False))
         if pc.any(bad).as_py():
             raise bad_status(path, *first_bad(bad, "status"))
+        # a solver's row is never won or lost, a player's never solved, unsolvable or unknown
+        played = (pc.is_valid(table.column("policy")) if "policy" in names
+                  else pa_false(len(table)))
+        wrong = pc.or_(pc.and_(played, pc.is_in(status, value_set=_pa_strings(SOLVER_STATUSES))),
+                       pc.and_(pc.invert(played), pc.is_in(status, value_set=_pa_strings(PLAYER_STATUSES))))
+        if pc.any(wrong).as_py():
+            raise bad_status(path, *first_bad(wrong, "status"))
     if "deal" in names:
         deal = table.column("deal")
         bad = pc.fill_null(pc.or_(pc.less(deal, 1), pc.greater(deal, MAX_DEAL)), False)
@@ -166,6 +190,12 @@ def check_rows(table, path: str) -> None:
             i = pc.index(nameless, True).as_py()
             raise ResultFileError(f"{path}: row {i + 1} names neither a deal nor a layout file and its hash; "
                                   f"{_NOT_OURS}")
+
+
+def pa_false(n: int):
+    import pyarrow as pa
+
+    return pa.array([False] * n, pa.bool_())
 
 
 def _pa_strings(values):

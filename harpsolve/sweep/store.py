@@ -23,7 +23,7 @@ from ..search.settings import SearchSettings
 from .runs import merge_runs, now_iso
 from .schema import (
     BUDGET_COLUMNS, KEY_COLUMNS, LATER_COLUMNS, META_REPLACES, META_RULES, META_RUNS, META_VERSION, READ_VERSIONS,
-    REQUIRED, SCHEMA_VERSION, ResultFileError, arrow_schema, check_rows,
+    FINISHED, REQUIRED, SCHEMA_VERSION, ResultFileError, arrow_schema, check_rows,
 )
 
 COMPACT_EVERY = 64       # merge the small files once this many exist
@@ -255,7 +255,7 @@ def load_results(paths, columns=None) -> Results:
 
 
 # ---- the best row per deal ------------------------------------------------------------
-_RANK = {"solved": 3, "unsolvable": 3, "unknown": 2, "error": 1}
+_RANK = {"solved": 3, "unsolvable": 3, "won": 3, "lost": 3, "unknown": 2, "error": 1}
 
 
 def row_key(row: dict):
@@ -277,8 +277,8 @@ def frame_keys(df) -> list:
 
 
 def best_rows(df):
-    """One row per (rules_fingerprint, deal or layout): a decided row (solved/unsolvable)
-    before ``unknown`` before ``error``; among ``unknown`` rows the biggest
+    """One row per (rules_fingerprint, deal or layout): a decided row (solved/unsolvable, or a
+    player's won/lost) before ``unknown`` before ``error``; among ``unknown`` rows the biggest
     budget (nodes, then time); among equals the last written."""
     if df.empty:
         return df
@@ -315,11 +315,13 @@ def conflicts(df):
 class ResultStore:
     """An output folder: lock, resume state, buffered rows, atomic shard writes, merges."""
 
-    def __init__(self, out: str, rules: Rules, budgets: SearchSettings, run: dict):
+    def __init__(self, out: str, rules: Rules, budgets: SearchSettings, run: dict, play=None):
         self.out = os.fspath(out)
         self.rules, self.budgets, self.run = rules, budgets, run
-        self.fingerprint = rules.fingerprint()
-        self.rules_meta = rules_meta(rules)
+        self.play = play  # player.PlaySettings of a player sweep: its rows have their own fingerprint
+        self.fingerprint = play.fingerprint(rules) if play else rules.fingerprint()
+        self.label = f"{rules.label} played by {play.label}" if play else rules.label
+        self.rules_meta = rules_meta(rules, play)
         if os.path.exists(self.out) and not os.path.isdir(self.out):
             raise SweepError(f"--out {self.out} is a file; sweeps write into a folder (give a folder's name)")
         os.makedirs(self.out, exist_ok=True)
@@ -341,7 +343,7 @@ class ResultStore:
         live, replaced = folder_files(self.out)
         for p in replaced:  # a merge finished but its deletions did not
             os.unlink(p)
-        cols = [*KEY_COLUMNS, "status", "rules_fingerprint", "rules", *BUDGET_COLUMNS]
+        cols = [*KEY_COLUMNS, "status", "rules_fingerprint", "rules", "policy", *BUDGET_COLUMNS]
         self.prior = {}  # job key (deal, or layout file and hash) -> best status among finished rows
         self.files = live
         if not live:
@@ -352,14 +354,14 @@ class ResultStore:
         if len(other):
             r = other.iloc[0]
             raise SweepError(
-                f"{self.out} holds results for {r['rules']} (rules fingerprint {r['rules_fingerprint']}), "
-                f"not {self.rules.label} ({self.fingerprint}); sweep into another --out folder, or give "
-                "the --rule options of the sweep that wrote it")
+                f"{self.out} holds results for {_what(r)} (rules fingerprint {r['rules_fingerprint']}), "
+                f"not {self.label} ({self.fingerprint}); sweep into another --out folder, or give "
+                "the --rule (and --play) options of the sweep that wrote it")
         b = self.budgets
         same = ((df["heuristic"] == b.heuristic) & (df["algorithm"] == b.algorithm) & (df["weight"] == b.weight)
                 & _covers(df["max_nodes"], b.max_nodes) & _covers(df["timeout"], b.timeout)
                 & (df["max_memory"] >= b.max_memory))
-        finished = df[df["status"].isin(("solved", "unsolvable")) | ((df["status"] == "unknown") & same)]
+        finished = df[df["status"].isin(FINISHED) | ((df["status"] == "unknown") & same)]
         best = best_rows(finished)
         self.prior = dict(zip(frame_keys(best), best["status"].tolist()))
         self.small = [p for p in live if _rows_in(p) < SMALL_FILE]
@@ -433,8 +435,17 @@ def _rows_in(path: str) -> int:
     return pq.ParquetFile(path).metadata.num_rows
 
 
-def rules_meta(rules: Rules) -> dict:
-    """The ``harpsolve.rules`` metadata of a file holding rows of ``rules``: fingerprint -> fields."""
+def _what(row) -> str:
+    """What a row's results are of, for messages: the rules label, and the player if any."""
+    policy = row.get("policy")
+    return f"{row['rules']} played by {policy}" if isinstance(policy, str) else row["rules"]
+
+
+def rules_meta(rules: Rules, play=None) -> dict:
+    """The ``harpsolve.rules`` metadata of a file holding rows of ``rules`` (played by ``play``,
+    a player.PlaySettings, or solved): fingerprint -> fields (and the player's label)."""
+    if play is not None:
+        return {play.fingerprint(rules): {**rules_meta(rules)[rules.fingerprint()], "policy": play.label}}
     return {rules.fingerprint(): {"label": rules.label, **{k: list(v) if isinstance(v, tuple) else v
                                                           for k, v in rules.as_dict().items()}}}
 
