@@ -119,6 +119,14 @@ class Observation:
         return sum(c == UNSEEN for c in self.layout.stock)
 
 
+def _wins(rules: Rules, layout: Layout, tokens: list[str]) -> bool:
+    """Do ``tokens`` win ``layout`` (replayed in the reference engine)?"""
+    from .reference import replay
+
+    rep = replay(rules, layout, tokens)
+    return rep.ok and rep.won
+
+
 def _flat(layout: Layout) -> list[int]:
     """The cards of the slots a card can move through unseen or be revealed into, in slot
     order: the columns, the stock, the waste (always in view, but a draw reveals a card
@@ -358,7 +366,9 @@ class HopPolicy(Policy):
 
     * a move that reveals nothing leaves every world consistent with the view;
       a world whose solution began with the move played keeps the rest of it
-      and is not solved again;
+      and is not solved again; a world that voted for another move keeps its
+      solution with the move played taken out of it (played sooner), or as it
+      was, if that still wins the world (replayed in the reference engine);
     * when a card is revealed, a world that disagrees with it is repaired: the
       revealed card is swapped into its slot from one of the world's unseen
       slots that holds that card (chosen with the seeded generator).  A world
@@ -367,7 +377,9 @@ class HopPolicy(Policy):
       completion has the same number of preimages: itself and one per unseen
       slot holding another card, each weighted 1 / copies of the revealed card
       among the unseen).  When several cards are revealed at once (draw 3), the
-      world is drawn afresh;
+      world is drawn afresh.  Either way, if the rest of the world's old solution
+      still wins the new world (replayed in the reference engine), it is kept:
+      it is a solution of that world, and a solve saved;
     * a world the solver did not solve within its budget is tried again only
       after the next reveal, or with a bigger budget; one proved unsolvable
       only once it changes.
@@ -420,7 +432,7 @@ class HopPolicy(Policy):
         last = str(self.last)
         for k, s in enumerate(self.worlds):
             s.world.apply(self.last)  # legal: the world agrees with every card in view
-            s.tail = s.tail[1:] if s.tail and s.tail[0] == last else None
+            s.tail = s.tail[1:] if s.tail and s.tail[0] == last else self._kept(s, last)
             if not revealed:
                 continue
             s.tried = 0
@@ -428,10 +440,25 @@ class HopPolicy(Policy):
             if obs.admits(world):
                 continue
             repaired = self._repair(obs, world)
-            if repaired is None:
-                self.worlds[k] = self._new_world(obs)
-            else:
-                self.worlds[k] = _Sample(Game(self.rules, repaired, check=False, undo=False))
+            fresh = self._new_world(obs) if repaired is None else _Sample(
+                Game(self.rules, repaired, check=False, undo=False))
+            if s.tail and _wins(self.rules, fresh.world.to_layout(), s.tail):
+                fresh.tail = s.tail  # the old plan still wins the new world: a solution of it, no solve needed
+            self.worlds[k] = fresh
+
+    def _kept(self, s: _Sample, last: str) -> list[str] | None:
+        """What is left of the plan of a world that voted for another move than the one played
+        (``last``, already applied to it): the plan with ``last`` taken out where it comes later
+        (played sooner), or the plan as it was, if either still wins the world from here."""
+        if not s.tail:
+            return None
+        layout = s.world.to_layout()
+        if last in s.tail:
+            j = s.tail.index(last)
+            rest = s.tail[:j] + s.tail[j + 1:]
+            if _wins(self.rules, layout, rest):
+                return rest
+        return s.tail if _wins(self.rules, layout, s.tail) else None
 
     def _repair(self, obs: Observation, world: Layout) -> Layout | None:
         """``world`` with the one card it gets wrong swapped into place (class docstring);

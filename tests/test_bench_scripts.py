@@ -63,3 +63,14 @@ def test_restarts_bench_measures_every_configuration(capsys):
     assert "solved by at least one run: 1" in out
     replayed = next(line for line in out.splitlines() if line.startswith("restarts.Runs"))
     assert "solved    1" in replayed
+
+
+def test_player_bench_plays_every_setting_on_every_deal(capsys):
+    bench = _script("bench_player")
+    assert bench.main(["klondike-1", "--deals", "2-3", "--policy", "rules,hop", "--samples", "2",
+                       "--max-nodes", "300", "--quiet"]) == 0
+    out = capsys.readouterr().out
+    rows = {line.split()[0] + " " + line.split()[1]: line for line in out.splitlines()
+            if line.startswith(("rules ", "hop "))}
+    assert set(rows) == {"rules max_moves=5000", "hop samples=2"}
+    assert all(int(line.split()[-8]) <= 2 for line in rows.values())  # won, of two games
