@@ -367,8 +367,8 @@ class HopPolicy(Policy):
     * a move that reveals nothing leaves every world consistent with the view;
       a world whose solution began with the move played keeps the rest of it
       and is not solved again; a world that voted for another move keeps its
-      solution with the move played taken out of it (played sooner), or as it
-      was, if that still wins the world (replayed in the reference engine);
+      solution with the move played taken out of it (played sooner), if that
+      still wins the world (replayed in the reference engine);
     * when a card is revealed, a world that disagrees with it is repaired: the
       revealed card is swapped into its slot from one of the world's unseen
       slots that holds that card (chosen with the seeded generator).  A world
@@ -449,16 +449,14 @@ class HopPolicy(Policy):
     def _kept(self, s: _Sample, last: str) -> list[str] | None:
         """What is left of the plan of a world that voted for another move than the one played
         (``last``, already applied to it): the plan with ``last`` taken out where it comes later
-        (played sooner), or the plan as it was, if either still wins the world from here."""
-        if not s.tail:
+        (played sooner), if that still wins the world from here.  (The plan as it was, with
+        ``last`` played in front of it, almost never does: 0 of 7 tries in an easy-harp game,
+        against 32 of 35 for this.)"""
+        if not s.tail or last not in s.tail:
             return None
-        layout = s.world.to_layout()
-        if last in s.tail:
-            j = s.tail.index(last)
-            rest = s.tail[:j] + s.tail[j + 1:]
-            if _wins(self.rules, layout, rest):
-                return rest
-        return s.tail if _wins(self.rules, layout, s.tail) else None
+        j = s.tail.index(last)
+        rest = s.tail[:j] + s.tail[j + 1:]
+        return rest if _wins(self.rules, s.world.to_layout(), rest) else None
 
     def _repair(self, obs: Observation, world: Layout) -> Layout | None:
         """``world`` with the one card it gets wrong swapped into place (class docstring);
