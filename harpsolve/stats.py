@@ -169,7 +169,7 @@ def summarize(results, by: str = "rules", hardest: int = HARDEST) -> list[dict]:
             machines=machines,
             versions=sorted(g["harpsolve_version"].unique()),
         ))
-    thoughtful = {g["group"]: g for g in groups}
+    solver_rows = df[~played]
     for (name, policy), g in df[played].groupby([key, "policy"], sort=True):
         counts = g["status"].value_counts()
         w, lost, e = int(counts.get("won", 0)), int(counts.get("lost", 0)), int(counts.get("error", 0))
@@ -177,7 +177,8 @@ def summarize(results, by: str = "rules", hardest: int = HARDEST) -> list[dict]:
         runs = [r for r in results.runs if r.get("rules_fingerprint") in fps]
         numbered = g["deal"].dropna()
         ok = g[g["status"] != "error"]
-        beside = thoughtful.get(name)
+        # the solver's verdicts on the same deals (same rules), if its files were given
+        same = solver_rows[(solver_rows[key] == name) & solver_rows["deal"].isin(numbered)]
         groups.append(dict(
             kind="player", group=name, policy=policy, variant=",".join(sorted(g["variant"].unique())),
             rules=",".join(sorted(g["rules"].unique())), fingerprint=",".join(fps),
@@ -185,9 +186,7 @@ def summarize(results, by: str = "rules", hardest: int = HARDEST) -> list[dict]:
             first_deal=int(numbered.min()) if len(numbered) else None,
             last_deal=int(numbered.max()) if len(numbered) else None, layouts=len(g) - len(numbered),
             rate=w / (w + lost) if w + lost else None, ci=wilson(w, w + lost),
-            thoughtful=None if beside is None else dict(
-                deals=beside["deals"], bounds=(beside["lower_ci"][0], beside["upper_ci"][1]),
-                rate=beside["rate"], ci=beside["ci"], undecided=beside["undecided"]),
+            thoughtful=_verdicts(same) if len(same) else None,
             seconds=_quantiles(ok["seconds"]), nodes=_quantiles(ok["nodes"], integer=True),
             moves=_quantiles(g.loc[g["status"] == "won", "solution_length"], integer=True),
             ends=dict(sorted(g.loc[g["status"] == "lost", "reason"].fillna("?").value_counts().items())),
@@ -196,6 +195,16 @@ def summarize(results, by: str = "rules", hardest: int = HARDEST) -> list[dict]:
             versions=sorted(g["harpsolve_version"].unique()),
         ))
     return groups
+
+
+def _verdicts(rows) -> dict:
+    """The solver's win rate over ``rows`` (one per deal), for the players' table: the
+    decided-only rate and the bounds (every undecided deal lost .. won)."""
+    counts = rows["status"].value_counts()
+    s, u = int(counts.get("solved", 0)), int(counts.get("unsolvable", 0))
+    n = len(rows)
+    return dict(deals=n, rate=s / (s + u) if s + u else None, ci=wilson(s, s + u),
+                bounds=(wilson(s, n)[0], wilson(n - u, n)[1]), undecided=(n - s - u) / n)
 
 
 def _solver_groups(groups) -> list:
@@ -280,8 +289,8 @@ def _aligned(head, rows) -> list[str]:
 
 PLAYER_HEAD = ["rules", "player", "games", "won", "lost", "error", "player win rate", "95% CI", "thoughtful"]
 PLAYER_NOTE = ("(player: plays without seeing the face-down cards or the stock before they turn (sweep --play); "
-               "its rate is won / (won + lost); thoughtful: the solver's win rate of the same rules in the files "
-               "given, its bounds when deals are undecided)")
+               "its rate is won / (won + lost); thoughtful: the solver's win rate of the same deals under the same "
+               "rules, from the files given (its bounds when some of those deals are undecided))")
 
 
 def _thoughtful(g) -> str:
