@@ -7,7 +7,7 @@ Modes, each over the whole deal range in this process, one after another:
 
   plain        ``solver.solve`` at the budget (its default schedule)
   portfolio    ``restarts.run(streamline=False)``: the complete rounds only
-  streamline   ``restarts.run()``: a streamlined round, then the complete rounds
+  streamline   ``restarts.run()``: the rounds with the streamlined configurations among the complete ones
 
 Every run first solves deal 1 at a small budget (kernels compiled or loaded
 from the cache, never timed).  Columns: solved / unsolvable / unknown, the

@@ -354,8 +354,8 @@ class Afree(Engine):
 
 
 class Restarts(Engine):
-    """The restart portfolio (search/restarts.py), resumable run by run: a streamlined round,
-    then rounds of eight move orders with doubling budgets, each a fresh depth-first search."""
+    """The restart portfolio (search/restarts.py), resumable run by run: rounds of ten move
+    orders (plain and streamlined) with doubling budgets, each a fresh depth-first search."""
 
     name = "restarts"
     applies = staticmethod(_with_cuts)
