@@ -255,7 +255,7 @@ def load_results(paths, columns=None) -> Results:
 
 
 # ---- the best row per deal ------------------------------------------------------------
-_RANK = {"solved": 3, "unsolvable": 3, "won": 3, "lost": 3, "unknown": 2, "error": 1}
+_RANK = {**{s: 3 for s in FINISHED}, "unknown": 2, "error": 1}
 
 
 def row_key(row: dict):
@@ -320,7 +320,7 @@ class ResultStore:
         self.rules, self.budgets, self.run = rules, budgets, run
         self.play = play  # player.PlaySettings of a player sweep: its rows have their own fingerprint
         self.fingerprint = play.fingerprint(rules) if play else rules.fingerprint()
-        self.label = f"{rules.label} played by {play.label}" if play else rules.label
+        self.label = _label(rules.label, play.label if play else None)
         self.rules_meta = rules_meta(rules, play)
         if os.path.exists(self.out) and not os.path.isdir(self.out):
             raise SweepError(f"--out {self.out} is a file; sweeps write into a folder (give a folder's name)")
@@ -435,10 +435,13 @@ def _rows_in(path: str) -> int:
     return pq.ParquetFile(path).metadata.num_rows
 
 
+def _label(rules: str, policy) -> str:
+    """What results are of, for messages: the rules label, and the player if any."""
+    return f"{rules} played by {policy}" if isinstance(policy, str) else rules
+
+
 def _what(row) -> str:
-    """What a row's results are of, for messages: the rules label, and the player if any."""
-    policy = row.get("policy")
-    return f"{row['rules']} played by {policy}" if isinstance(policy, str) else row["rules"]
+    return _label(row["rules"], row.get("policy"))
 
 
 def rules_meta(rules: Rules, play=None) -> dict:
