@@ -129,70 +129,65 @@ def _proofs(g) -> dict:
     return dict(sorted(out.items(), key=lambda kv: (-kv[1], kv[0])))
 
 
+def _common(g, results) -> dict:
+    """The fields every group has, solver's or player's: what it is of, its deals, its cost."""
+    fps = sorted(g["rules_fingerprint"].unique())
+    runs = [r for r in results.runs if r.get("rules_fingerprint") in fps]
+    numbered = g["deal"].dropna()
+    ok = g[g["status"] != "error"]
+    return dict(
+        variant=",".join(sorted(g["variant"].unique())), rules=",".join(sorted(g["rules"].unique())),
+        fingerprint=",".join(fps),
+        first_deal=int(numbered.min()) if len(numbered) else None,
+        last_deal=int(numbered.max()) if len(numbered) else None, layouts=len(g) - len(numbered),
+        seconds=_quantiles(ok["seconds"]), nodes=_quantiles(ok["nodes"], integer=True),
+        cpu_seconds=float(g["seconds"].sum()), wall_seconds=sum(_duration(r) for r in runs),
+        machines=sorted({f"{r.get('cpu', '?')} ({_workers(r.get('workers', '?'))})" for r in runs}),
+        versions=sorted(g["harpsolve_version"].unique()),
+    )
+
+
 def summarize(results, by: str = "rules", hardest: int = HARDEST) -> list[dict]:
-    """One statistics record per rules set (``by="rules"``) or variant."""
+    """One statistics record per rules set (``by="rules"``) or variant, then one per player
+    (``sweep --play`` rows: ``kind="player"``) and rules set or variant."""
     if by not in ("rules", "variant"):
         raise StatsError(f"--by takes rules or variant, not {by!r}")
     df = best_rows(results.frame)
     key = "rules" if by == "rules" else "variant"
-    played = df["policy"].notna() if "policy" in df.columns else df["status"].isna()
+    played = df["policy"].notna()  # load_results fills the column in for files written before it
     groups = []
     for name, g in df[~played].groupby(key, sort=True):
         counts = g["status"].value_counts()
         s, u = int(counts.get("solved", 0)), int(counts.get("unsolvable", 0))
         k, e = int(counts.get("unknown", 0)), int(counts.get("error", 0))
         n = len(g)
-        fps = sorted(g["rules_fingerprint"].unique())
-        runs = [r for r in results.runs if r.get("rules_fingerprint") in fps]
-        ok = g[g["status"] != "error"]
         decided = g[g["status"].isin(("solved", "unsolvable"))]
         top = decided.sort_values(["nodes", "deal"], ascending=[False, True]).head(hardest)
-        numbered = g["deal"].dropna()
-        machines = sorted({f"{r.get('cpu', '?')} ({_workers(r.get('workers', '?'))})" for r in runs})
         groups.append(dict(
-            group=name, variant=",".join(sorted(g["variant"].unique())),
-            rules=",".join(sorted(g["rules"].unique())), fingerprint=",".join(fps),
+            group=name, **_common(g, results),
             deals=n, solved=s, unsolvable=u, unknown=k, error=e,
-            first_deal=int(numbered.min()) if len(numbered) else None,
-            last_deal=int(numbered.max()) if len(numbered) else None, layouts=n - len(numbered),
             rate=s / (s + u) if s + u else None, ci=wilson(s, s + u),
             lower=s / n, lower_ci=wilson(s, n),
             upper=(s + k + e) / n, upper_ci=wilson(s + k + e, n), undecided=(k + e) / n,
-            seconds=_quantiles(ok["seconds"]), nodes=_quantiles(ok["nodes"], integer=True),
             solution_length=_quantiles(g.loc[g["status"] == "solved", "solution_length"], integer=True),
             hardest=[dict(deal=i, nodes=int(nodes), status=st)
                      for i, nodes, st in zip(items(top), top["nodes"], top["status"])],
             budgets=sorted({_budget_text(r) for _, r in g.drop_duplicates([c for c in ("max_nodes", "timeout", "heuristic", "algorithm", "weight") if c in g.columns]).iterrows()}),
             proofs=_proofs(g),
-            cpu_seconds=float(g["seconds"].sum()),
-            wall_seconds=sum(_duration(r) for r in runs),
-            machines=machines,
-            versions=sorted(g["harpsolve_version"].unique()),
         ))
     solver_rows = df[~played]
     for (name, policy), g in df[played].groupby([key, "policy"], sort=True):
         counts = g["status"].value_counts()
         w, lost, e = int(counts.get("won", 0)), int(counts.get("lost", 0)), int(counts.get("error", 0))
-        fps = sorted(g["rules_fingerprint"].unique())
-        runs = [r for r in results.runs if r.get("rules_fingerprint") in fps]
-        numbered = g["deal"].dropna()
-        ok = g[g["status"] != "error"]
         # the solver's verdicts on the same deals (same rules), if its files were given
-        same = solver_rows[(solver_rows[key] == name) & solver_rows["deal"].isin(numbered)]
+        same = solver_rows[(solver_rows[key] == name) & solver_rows["deal"].isin(g["deal"].dropna())]
         groups.append(dict(
-            kind="player", group=name, policy=policy, variant=",".join(sorted(g["variant"].unique())),
-            rules=",".join(sorted(g["rules"].unique())), fingerprint=",".join(fps),
+            kind="player", group=name, policy=policy, **_common(g, results),
             games=len(g), won=w, lost=lost, error=e,
-            first_deal=int(numbered.min()) if len(numbered) else None,
-            last_deal=int(numbered.max()) if len(numbered) else None, layouts=len(g) - len(numbered),
             rate=w / (w + lost) if w + lost else None, ci=wilson(w, w + lost),
             thoughtful=_verdicts(same) if len(same) else None,
-            seconds=_quantiles(ok["seconds"]), nodes=_quantiles(ok["nodes"], integer=True),
             moves=_quantiles(g.loc[g["status"] == "won", "solution_length"], integer=True),
             ends=dict(sorted(g.loc[g["status"] == "lost", "reason"].fillna("?").value_counts().items())),
-            cpu_seconds=float(g["seconds"].sum()), wall_seconds=sum(_duration(r) for r in runs),
-            machines=sorted({f"{r.get('cpu', '?')} ({_workers(r.get('workers', '?'))})" for r in runs}),
-            versions=sorted(g["harpsolve_version"].unique()),
         ))
     return groups
 
