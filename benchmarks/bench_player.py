@@ -3,13 +3,15 @@
     python benchmarks/bench_player.py easy-harp --deals 1-10
     python benchmarks/bench_player.py klondike-3 --deals 1-200 --samples 1,3,10,30
     python benchmarks/bench_player.py klondike-1 --deals 1-100 --policy rules,hop
+    python benchmarks/bench_player.py klondike-3 --deals 1-200 --policy hop,hop-action --scout 0,1
 
 Every setting plays every deal in this one process (``player.play``, what ``harpsolve play``
 and ``sweep --play`` run), the settings taking turns deal by deal so that a noisy machine
 hurts them alike; the solver's kernels are loaded first (``solver.warm_up``), so compile time
 is not counted.  Prints per setting: games won (with the 95 % Wilson interval), seconds a
 game (median, mean), solver calls and nodes a game (median).  ``--samples`` lists several
-values for hop: the samples-versus-rate curve.
+values for the sampling players: the samples-versus-rate curve; ``--scout 0,1`` plays each
+sampling setting without and with the stock scout.
 """
 from __future__ import annotations
 
@@ -22,9 +24,12 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("variant")
     ap.add_argument("--deals", default="1-10")
-    ap.add_argument("--policy", default="hop", help="comma-separated: hop, rules")
-    ap.add_argument("--samples", default="", help="hop: comma-separated sample counts [default: the player's]")
-    ap.add_argument("--max-nodes", type=int, default=0, help="hop: nodes per sampled world [default: the player's]")
+    ap.add_argument("--policy", default="hop", help="comma-separated: hop, hop-action, rules")
+    ap.add_argument("--samples", default="", help="sampling players: comma-separated sample counts "
+                                                 "[default: the player's]")
+    ap.add_argument("--max-nodes", type=int, default=0, help="sampling players: nodes per sampled world "
+                                                            "[default: the player's]")
+    ap.add_argument("--scout", default="0", help="sampling players: comma-separated 0 (no scout), 1 (scout)")
     ap.add_argument("--quiet", action="store_true")
     a = ap.parse_args(argv)
 
@@ -39,9 +44,11 @@ def main(argv=None) -> int:
     deals = parse_range(a.deals)
     settings = []
     for policy in a.policy.split(","):
-        if policy == "hop":
+        if PlaySettings(policy).sampling:
             for n in (a.samples.split(",") if a.samples else [DEFAULT_SAMPLES]):
-                settings.append(PlaySettings("hop", samples=int(n), max_nodes=a.max_nodes or DEFAULT_MAX_NODES))
+                for scout in a.scout.split(","):
+                    settings.append(PlaySettings(policy, samples=int(n), max_nodes=a.max_nodes or DEFAULT_MAX_NODES,
+                                                 scout=int(scout)))
         else:
             settings.append(PlaySettings(policy))
     warm_up(rules, deal_layout(rules, deals[0]))
@@ -52,17 +59,17 @@ def main(argv=None) -> int:
             g = play(rules, layout, s.make_policy(rules), s.max_moves)
             games[s.label].append(g)
             if not a.quiet:
-                print(f"deal {d:>6}  {s.label:<55} {'won ' if g.won else 'lost'}  {g.seconds:7.2f} s  "
+                print(f"deal {d:>6}  {s.label:<68} {'won ' if g.won else 'lost'}  {g.seconds:7.2f} s  "
                       f"{g.stats.get('solves', 0):>6,} solves", file=sys.stderr)
     print(f"{a.variant} deals {a.deals}: {len(deals)} games per setting")
-    print(f"{'setting':<55} {'won':>5} {'rate':>7} {'95% CI':>16} {'s median':>9} {'s mean':>8} "
+    print(f"{'setting':<68} {'won':>5} {'rate':>7} {'95% CI':>16} {'s median':>9} {'s mean':>8} "
           f"{'solves med':>10} {'nodes med':>10}")
     for s in settings:
         gs = games[s.label]
         won = sum(g.won for g in gs)
         lo, hi = wilson(won, len(gs))
         secs = [g.seconds for g in gs]
-        print(f"{s.label:<55} {won:>5} {100 * won / len(gs):>6.1f}% {f'[{100 * lo:.1f}, {100 * hi:.1f}]':>16} "
+        print(f"{s.label:<68} {won:>5} {100 * won / len(gs):>6.1f}% {f'[{100 * lo:.1f}, {100 * hi:.1f}]':>16} "
               f"{statistics.median(secs):>9.2f} {statistics.fmean(secs):>8.2f} "
               f"{statistics.median(g.stats.get('solves', 0) for g in gs):>10,.0f} "
               f"{statistics.median(g.stats.get('nodes', 0) for g in gs):>10,.0f}")

@@ -581,21 +581,29 @@ def verify_cmd(solution):
 
 # ---- play ------------------------------------------------------------------------------
 EXIT_LOST = 12
+# player.POLICIES' names, written out so that the command line loads without the solver
+# (tests/test_player.py checks they agree)
+SAMPLING_POLICIES = ("hop", "hop-action")
+POLICY_NAMES = (*SAMPLING_POLICIES, "rules")
 
 
 @main.command("play", context_settings=_NUMBERS_ARE_ARGUMENTS)
 @_position_arguments("Play")
-@click.option("--policy", type=click.Choice(["hop", "rules"]), default="hop", show_default=True,
+@click.option("--policy", type=click.Choice(POLICY_NAMES), default="hop", show_default=True,
               help="hop: sample the unseen cards, solve each sample, play the move most solutions start with; "
+                   "hop-action: score each way to the next card shown by the samples it keeps won; "
                    "rules: a careful human's rules of thumb.")
 @click.option("--samples", type=int, default=None, help="hop: sampled worlds per decision [default: 10].")
 @click.option("--max-nodes", type=int, default=None, help="hop: solver nodes per sampled world [default: 2000].")
 @click.option("--seed", type=int, default=None, help="hop: random seed of the sampling [default: 0].")
+@click.option("--scout", is_flag=True, default=None,
+              help="hop: with unlimited passes, look through the whole stock first (it comes back unchanged).")
 @click.option("--max-moves", type=int, default=None, help="Stop the game after this many moves [default: 5000].")
 @click.option("--json", "as_json", is_flag=True,
               help="Print the game record as JSON; its 'solution' (a won game) is what `harpsolve verify` reads.")
 @friendly
-def play_cmd(variant, deal_ref, layout_file, rule_overrides, policy, samples, max_nodes, seed, max_moves, as_json):
+def play_cmd(variant, deal_ref, layout_file, rule_overrides, policy, samples, max_nodes, seed, scout, max_moves,
+             as_json):
     """Play deal N of VARIANT (or a layout file) without seeing the face-down
     cards or the stock before they turn: the player's win, not the solver's.
 
@@ -618,10 +626,10 @@ def play_cmd(variant, deal_ref, layout_file, rule_overrides, policy, samples, ma
 
     from .player import play
 
-    settings = _player_settings("--policy", policy, samples, max_nodes, seed, max_moves)
+    settings = _player_settings("--policy", policy, samples, max_nodes, seed, scout, max_moves)
     rules, layout, number, title = _position(variant, deal_ref, layout_file, rule_overrides, "play")
     player = settings.make_policy(rules)
-    if policy == "hop":
+    if settings.sampling:
         from .solver import warm_up
 
         warm_up(rules, layout)  # numba loads its kernels here, not inside the game's time
@@ -708,16 +716,18 @@ def _results_friendly(fn):
               help="local: worker processes here; dask: Dask distributed (LocalCluster unless --scheduler).")
 @click.option("--scheduler", metavar="tcp://HOST:PORT", help="A running Dask scheduler (implies --engine dask).")
 @click.option("--chunk-size", type=int, default=None, help="Deals per task [default: sized to take ~10 s].")
-@click.option("--play", "policy", type=click.Choice(["hop", "rules"]), default=None,
+@click.option("--play", "policy", type=click.Choice(POLICY_NAMES), default=None,
               help="Play every deal with this player, who does not see the face-down cards (as `harpsolve play`), "
                    "instead of solving it: rows won or lost. --max-nodes is then the nodes per sampled world.")
 @click.option("--samples", type=int, default=None, help="--play hop: sampled worlds per decision [default: 10].")
 @click.option("--seed", type=int, default=None, help="--play hop: random seed of the sampling [default: 0].")
+@click.option("--scout", is_flag=True, default=None,
+              help="--play hop: with unlimited passes, look through the whole stock first.")
 @click.option("--max-moves", type=int, default=None, help="--play: stop a game after this many moves [default: 5000].")
 @click.option("--no-progress", is_flag=True, help="No progress bar.")
 @_results_friendly
 def sweep_cmd(variant, deal_range, out, layouts, rule_overrides, max_nodes, timeout, max_memory, heuristic, algorithm,
-              weight, workers, engine, scheduler, chunk_size, policy, samples, seed, max_moves, no_progress):
+              weight, workers, engine, scheduler, chunk_size, policy, samples, seed, scout, max_moves, no_progress):
     """Solve every deal of RANGE (default 1-999999) into Parquet files in --out.
 
     \b
@@ -737,7 +747,7 @@ def sweep_cmd(variant, deal_range, out, layouts, rule_overrides, max_nodes, time
     if layouts is not None and deal_range is not None:
         fail("give a deal RANGE or --layouts, not both")
     deals = parse_range(deal_range or DEFAULT_RANGE) if layouts is None else None
-    play = _play_settings(policy, samples, max_nodes, seed, max_moves, timeout, heuristic, algorithm, weight)
+    play = _play_settings(policy, samples, max_nodes, seed, scout, max_moves, timeout, heuristic, algorithm, weight)
     if play is not None:
         max_nodes = None  # the player's, not a solver budget of its own
     budgets = dict(max_nodes=max_nodes, timeout=timeout, heuristic=heuristic, algorithm=algorithm, weight=weight,
@@ -758,11 +768,12 @@ def sweep_cmd(variant, deal_range, out, layouts, rule_overrides, max_nodes, time
                f"{s.skipped:,} already done); {counted}, error {c['error']:,}; {rate}")
 
 
-def _play_settings(policy, samples, max_nodes, seed, max_moves, timeout, heuristic, algorithm, weight):
+def _play_settings(policy, samples, max_nodes, seed, scout, max_moves, timeout, heuristic, algorithm, weight):
     """The player of ``sweep --play`` from the options (None without --play); one line and exit 2
     for an option that does not go with the choice."""
     if policy is None:
-        for option, value in (("--samples", samples), ("--seed", seed), ("--max-moves", max_moves)):
+        for option, value in (("--samples", samples), ("--seed", seed), ("--scout", scout),
+                              ("--max-moves", max_moves)):
             if value is not None:
                 fail(f"{option} is a setting of --play")
         return None
@@ -770,23 +781,24 @@ def _play_settings(policy, samples, max_nodes, seed, max_moves, timeout, heurist
                           ("--weight", weight)):
         if value is not None:
             fail(f"{option} is a setting of the solver, not of --play {policy}")
-    return _player_settings("--play", policy, samples, max_nodes, seed, max_moves)
+    return _player_settings("--play", policy, samples, max_nodes, seed, scout, max_moves)
 
 
-def _player_settings(flag, policy, samples, max_nodes, seed, max_moves):
+def _player_settings(flag, policy, samples, max_nodes, seed, scout, max_moves):
     """The player.PlaySettings of ``play --policy`` / ``sweep --play`` (``flag``): the hop
     options refused for another policy, the numbers checked, the defaults filled in."""
     from .player import DEFAULT_MAX_NODES, DEFAULT_SAMPLES, DEFAULT_SEED, PlaySettings
 
-    if policy != "hop":
-        for option, value in (("--samples", samples), ("--max-nodes", max_nodes), ("--seed", seed)):
+    if policy not in SAMPLING_POLICIES:
+        for option, value in (("--samples", samples), ("--max-nodes", max_nodes), ("--seed", seed),
+                              ("--scout", scout)):
             if value is not None:
-                fail(f"{option} is a setting of {flag} hop, not {policy}")
+                fail(f"{option} is a setting of {flag} hop or hop-action, not {policy}")
     check_number("--samples", samples, least=1, what="a number of worlds")
     check_number("--max-nodes", max_nodes, least=1, what="a number of nodes")
     check_number("--max-moves", max_moves, least=1, what="a number of moves")
     return PlaySettings(policy, samples=samples or DEFAULT_SAMPLES, max_nodes=max_nodes or DEFAULT_MAX_NODES,
-                        seed=DEFAULT_SEED if seed is None else seed, max_moves=max_moves or 0)
+                        seed=DEFAULT_SEED if seed is None else seed, max_moves=max_moves or 0, scout=int(bool(scout)))
 
 
 @main.command("stats")

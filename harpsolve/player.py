@@ -397,17 +397,18 @@ class HopPolicy(Policy):
     name = "hop"
 
     def __init__(self, rules: Rules, samples: int = DEFAULT_SAMPLES, max_nodes: int = DEFAULT_MAX_NODES,
-                 seed: int = DEFAULT_SEED):
+                 seed: int = DEFAULT_SEED, scout: bool = False):
         super().__init__(rules)
         if samples < 1:
             raise ValueError("samples must be at least 1")
         if max_nodes < 1:
             raise ValueError("max_nodes must be at least 1")
-        self.samples, self.max_nodes, self.seed = samples, max_nodes, seed
+        self.samples, self.max_nodes, self.seed, self.scout = samples, max_nodes, seed, bool(scout)
         self.rng = random.Random(seed)
         self.fallback = RulesPolicy(rules)
         self.fallback.visited = self.visited  # one memory of visited positions for both
         self.worlds: list[_Sample] | None = None
+        self._scout = None       # the scout: None (not begun), "on", "done"
         self.last: Move | None = None
         self.unseen_before = 0
         self.nodes = 0           # solver nodes spent
@@ -415,7 +416,10 @@ class HopPolicy(Policy):
         self.fallbacks = 0       # decisions the rules policy took
 
     def params(self) -> dict:
-        return {"samples": self.samples, "max_nodes": self.max_nodes, "seed": self.seed}
+        p = {"samples": self.samples, "max_nodes": self.max_nodes, "seed": self.seed}
+        if self.scout:
+            p["scout"] = 1
+        return p
 
     def choose(self, obs: Observation) -> Move | None:
         m = super().choose(obs)
@@ -491,17 +495,57 @@ class HopPolicy(Policy):
                 s.tried, s.proved = (0 if r.solved else budget), r.status == "unsolvable"
 
     # ---- the decision ----------------------------------------------------------------------
-    def _choose(self, obs: Observation) -> Move | None:
-        if self.worlds is None:
-            self.worlds = [self._new_world(obs) for _ in range(self.samples)]
-        else:
-            self._follow(obs)
+    def _scouting(self, obs: Observation) -> Move | None:
+        """The scout's move (``s>w``, or ``w>s`` once the stock is empty), or None when there is
+        no scouting to do.
+
+        With ``scout`` on, before its first decision the player turns the whole stock over
+        once and puts it back, when that costs nothing: passes are unlimited and the waste is
+        empty when it starts.  Drawing to the end and turning the waste over (``w>s`` keeps
+        the order) brings back the position it started from (only the pass counter moves on,
+        and with unlimited passes it counts for nothing), so no play is lost, and every stock card has been seen (with draw 3 all three cards of a draw go face up).
+        The decisions are then taken knowing the stock, as a person who looks through it
+        first does.  It ends when the stock has no unseen card left and the waste is empty."""
+        if not self.scout or self._scout == "done" or self.worlds is not None or self.rules.passes:
+            return None
+        lay = obs.layout
+        if self._scout is None:
+            if lay.waste or not obs.unseen_stock:  # only a scout from an empty waste comes back unchanged
+                self._scout = "done"
+                return None
+            self._scout = "on"
+        if lay.stock:
+            return Move(DRAW)
+        self._scout = "done"
+        return Move(RECYCLE)
+
+    def _solve_until_some(self) -> None:
+        """Solve the worlds; while none is solved, again with twice the budget, up to
+        ``MAX_BOOST`` times it (class docstring)."""
         boost = 1
         while True:
             self._solve_worlds(self.max_nodes * boost)
             if any(s.tail for s in self.worlds) or boost >= MAX_BOOST:
                 break
             boost *= 2
+
+    def _start(self, obs: Observation) -> Move | None:
+        """The scout's move if it is scouting; else the worlds brought in step with ``obs``
+        (drawn at the first decision) and None."""
+        m = self._scouting(obs)
+        if m is not None:
+            return m
+        if self.worlds is None:
+            self.worlds = [self._new_world(obs) for _ in range(self.samples)]
+        else:
+            self._follow(obs)
+        return None
+
+    def _choose(self, obs: Observation) -> Move | None:
+        m = self._start(obs)
+        if m is not None:
+            return m
+        self._solve_until_some()
         # most votes first; among equals, the move of the world sampled first (most_common is
         # stable, and the worlds' order depends on the seed and the observations only)
         votes = Counter(s.tail[0] for s in self.worlds if s.tail)
@@ -516,16 +560,172 @@ class HopPolicy(Policy):
         return self.fallback._choose(obs)
 
 
-POLICIES = {p.name: p for p in (HopPolicy, RulesPolicy)}
+def _view_id(game: Game, stock_seen) -> tuple:
+    """The position as the player sees it, slot by slot (not canonical: the columns keep their
+    numbers, so that the rest of a plan made from it still names the right columns)."""
+    v = observe(game, stock_seen).layout
+    return (tuple(map(tuple, v.columns)), tuple(v.face_down), tuple(v.stock), tuple(v.waste),
+            tuple(c if c is not None else -2 for c in v.cells), tuple(v.foundations), v.pass_number)
+
+
+def _reveals(game: Game, stock_seen, move: Move) -> tuple[bool, tuple[bool, ...]]:
+    """Apply ``move`` to ``game``: does it show the player a card not seen before (a face-down
+    card turns, or a draw turns a stock card never seen)?  And the stock-seen flags after it."""
+    down, stock = sum(game.face_down), len(game.stock)
+    game.apply(move)
+    drawn = stock - len(game.stock) if move.kind == DRAW else 0
+    shown = sum(game.face_down) < down or not all(stock_seen[:drawn])
+    return shown, stock_seen_after(stock_seen, move, len(game.stock))
+
+
+@dataclass
+class _Action:
+    """A candidate of :class:`ActionHopPolicy`: the moves up to and including the next move that
+    shows a card (``tokens``, from the plan of the first world that proposed it), and the
+    worlds whose own plan goes that way (``voters``: index -> where in its plan the action ends)."""
+
+    tokens: list[str]
+    voters: dict = field(default_factory=dict)
+
+
+class ActionHopPolicy(HopPolicy):
+    """Hindsight optimisation scored per action (as in Yoon, Fern & Givan's HOP and lonelybot's
+    player), on the worlds of :class:`HopPolicy`.
+
+    Between two moves that show a card, nothing new is learnt, so a decision is taken only
+    there: the *actions* are the ways to the next such move, as the plans of the sampled
+    worlds find them -- each solved world's plan, cut after its first move that shows a card
+    (or whole, when it shows none).  Two plans that reach the same position as the player
+    sees it and then play the same showing move are one action.  Each action is scored by
+    the worlds in which it keeps the game won: a world whose own plan is the action counts
+    at once; every other solved world is solved again after the action's moves, with
+    ``max_nodes`` nodes.  The action that wins most worlds is played, move by move, without
+    deciding again until its last move has shown the card (ties: most plans, then the world
+    sampled first).  Worlds that no solve won count as lost for every action, so they are not
+    solved again: they change no score's order.  Worlds that are the same card for card are
+    solved once per action.
+
+    The scoring stops early without changing the choice: the actions are scored in order of
+    their plans (most first), and an action is left as soon as its losses show it cannot
+    beat the best so far.
+
+    Compared with :class:`HopPolicy`, which plays the first move most plans start with,
+    this asks of each way forward how many worlds it keeps winnable -- the quantity HOP
+    estimates -- instead of counting which way one solver happened to take in each world.
+    """
+
+    name = "hop-action"
+
+    def __init__(self, rules: Rules, **kw):
+        super().__init__(rules, **kw)
+        self.queue: list[str] = []  # the rest of the action being played
+        self.decisions = 0          # actions chosen
+        self.scored = 0             # worlds solved again after an action
+
+    def _actions(self, obs: Observation) -> dict:
+        """The actions the solved worlds' plans propose: view id + showing move -> _Action."""
+        actions: dict = {}
+        seen0 = _stock_seen(obs.layout)
+        for k, s in enumerate(self.worlds):
+            if not s.tail:
+                continue
+            g, seen = Game(self.rules, s.world.to_layout(), check=False, undo=False), seen0
+            end = len(s.tail)
+            for j, token in enumerate(s.tail):
+                shown, seen = _reveals(g, seen, parse_move(token))
+                if shown:
+                    end = j + 1
+                    break
+            before = Game(self.rules, s.world.to_layout(), check=False, undo=False)
+            seen_b = seen0
+            for token in s.tail[:end - 1]:
+                _, seen_b = _reveals(before, seen_b, parse_move(token))
+            key = (_view_id(before, seen_b), s.tail[end - 1])
+            actions.setdefault(key, _Action(s.tail[:end])).voters[k] = end
+        return actions
+
+    def _after(self, s: _Sample, tokens: list[str]) -> list[str] | None:
+        """A plan of world ``s`` that starts with ``tokens`` (legal in every world: they move
+        cards in view only), or None if the solve after them finds none within ``max_nodes``."""
+        from .solver import solve
+
+        g = Game(self.rules, s.world.to_layout(), check=False, undo=False)
+        for token in tokens:
+            g.apply(token)
+        if g.is_won():
+            return list(tokens)
+        r = solve(self.rules, layout=g.to_layout(), max_nodes=self.max_nodes, polish=False, verify=False)
+        self.nodes += r.nodes
+        self.solves += 1
+        self.scored += 1
+        return list(tokens) + list(r.moves) if r.solved else None
+
+    def _choose(self, obs: Observation) -> Move | None:
+        m = self._start(obs)
+        if m is not None:
+            return m
+        if self.queue:
+            m = parse_move(self.queue.pop(0))
+            if obs.placeholder().why_illegal(m) is None and self._fresh(obs, m):
+                return m
+            self.queue = []  # cannot happen with a loop-free plan; decide afresh if it does
+        self._solve_until_some()
+        actions = self._actions(obs)
+        if not actions:
+            self.fallbacks += 1
+            return self.fallback._choose(obs)
+        order = sorted(actions.values(), key=lambda a: (-len(a.voters), min(a.voters)))
+        solved = [k for k, s in enumerate(self.worlds) if s.tail]
+        best, best_wins, best_plans = None, -1, {}
+        cards = {k: tuple(_flat(self.worlds[k].world.to_layout())) for k in solved}
+        for a in order:
+            wins, losses, plans, same = len(a.voters), 0, {}, {}
+            for k in solved:
+                if k in a.voters:
+                    continue
+                if len(solved) - losses <= best_wins:
+                    break  # cannot beat the best any more
+                if cards[k] in same:  # the same world card for card (late in a game, most are): solved once
+                    plan = same[cards[k]]
+                else:
+                    plan = same[cards[k]] = self._after(self.worlds[k], a.tokens)
+                if plan is None:
+                    losses += 1
+                else:
+                    wins += 1
+                    plans[k] = plan
+            else:
+                if wins > best_wins:
+                    best, best_wins, best_plans = a, wins, plans
+        self.decisions += 1
+        # every world now carries a plan that starts with the action to be played, or none
+        for k, s in enumerate(self.worlds):
+            if k in best.voters:
+                s.tail = best.tokens + s.tail[best.voters[k]:]
+            elif k in best_plans:
+                s.tail = best_plans[k]
+            elif s.tail:
+                s.tail, s.tried = None, self.max_nodes  # lost after the action: solved again after the next card
+        self.queue = best.tokens[1:]
+        m = parse_move(best.tokens[0])
+        if not self._fresh(obs, m):
+            self.queue = []
+            self.fallbacks += 1
+            return self.fallback._choose(obs)
+        return m
+
+
+POLICIES = {p.name: p for p in (HopPolicy, ActionHopPolicy, RulesPolicy)}
 
 
 def make_policy(name: str, rules: Rules, *, samples: int = DEFAULT_SAMPLES, max_nodes: int = DEFAULT_MAX_NODES,
-                seed: int = DEFAULT_SEED) -> Policy:
-    """The policy called ``name`` (``hop`` or ``rules``); ``rules`` ignores the sampling settings."""
+                seed: int = DEFAULT_SEED, scout: bool = False) -> Policy:
+    """The policy called ``name`` (``hop``, ``hop-action`` or ``rules``); ``rules`` ignores the
+    sampling settings."""
     if name not in POLICIES:
         raise ValueError(f"unknown policy {name!r}; choose one of {', '.join(POLICIES)}")
-    if name == "hop":
-        return HopPolicy(rules, samples=samples, max_nodes=max_nodes, seed=seed)
+    if issubclass(POLICIES[name], HopPolicy):
+        return POLICIES[name](rules, samples=samples, max_nodes=max_nodes, seed=seed, scout=scout)
     return POLICIES[name](rules)
 
 
@@ -543,6 +743,7 @@ class PlaySettings:
     max_nodes: int = DEFAULT_MAX_NODES
     seed: int = DEFAULT_SEED
     max_moves: int = 0  # 0: DEFAULT_MAX_MOVES (below)
+    scout: int = 0      # 1: look through the stock first (HopPolicy._scouting)
 
     def __post_init__(self):
         if self.policy not in POLICIES:
@@ -550,15 +751,25 @@ class PlaySettings:
         for name, least in (("samples", 1), ("max_nodes", 1), ("max_moves", 0)):
             if getattr(self, name) < least:
                 raise ValueError(f"{name} must be at least {least}")
+        if self.scout not in (0, 1):
+            raise ValueError("scout is 0 or 1")
+        if self.scout and not self.sampling:
+            raise ValueError(f"scout is a setting of the sampling players, not of {self.policy}")
         if not self.max_moves:
             object.__setattr__(self, "max_moves", DEFAULT_MAX_MOVES)
 
     @property
+    def sampling(self) -> bool:
+        """Does the policy sample worlds (and so take samples, max_nodes, seed, scout)?"""
+        return issubclass(POLICIES[self.policy], HopPolicy)
+
+    @property
     def label(self) -> str:
-        """``hop samples=10 max_nodes=2000 seed=0 max_moves=5000``, ``rules max_moves=5000``."""
-        if self.policy == "hop":
-            return (f"hop samples={self.samples} max_nodes={self.max_nodes} seed={self.seed} "
-                    f"max_moves={self.max_moves}")
+        """``hop samples=10 max_nodes=2000 seed=0 max_moves=5000``, ``hop-action ... scout=1``,
+        ``rules max_moves=5000`` (``scout=1`` only when on, so older labels stay as they were)."""
+        if self.sampling:
+            return (f"{self.policy} samples={self.samples} max_nodes={self.max_nodes} seed={self.seed} "
+                    f"max_moves={self.max_moves}" + (" scout=1" if self.scout else ""))
         return f"{self.policy} max_moves={self.max_moves}"
 
     @classmethod
@@ -570,9 +781,9 @@ class PlaySettings:
 
     def options(self) -> str:
         """The ``sweep`` options that play with these settings: ``--play hop --samples 10 ...``."""
-        if self.policy == "hop":
-            return (f"--play hop --samples {self.samples} --max-nodes {self.max_nodes} --seed {self.seed} "
-                    f"--max-moves {self.max_moves}")
+        if self.sampling:
+            return (f"--play {self.policy} --samples {self.samples} --max-nodes {self.max_nodes} "
+                    f"--seed {self.seed} --max-moves {self.max_moves}" + (" --scout" if self.scout else ""))
         return f"--play {self.policy} --max-moves {self.max_moves}"
 
     def fingerprint(self, rules: Rules) -> str:
@@ -581,7 +792,8 @@ class PlaySettings:
         return hashlib.sha256(f"{rules.fingerprint()}|{self.label}".encode()).hexdigest()[:12]
 
     def make_policy(self, rules: Rules) -> Policy:
-        return make_policy(self.policy, rules, samples=self.samples, max_nodes=self.max_nodes, seed=self.seed)
+        return make_policy(self.policy, rules, samples=self.samples, max_nodes=self.max_nodes, seed=self.seed,
+                           scout=bool(self.scout))
 
 
 # ---- one game --------------------------------------------------------------------------------

@@ -67,10 +67,14 @@ def test_restarts_bench_measures_every_configuration(capsys):
 
 def test_player_bench_plays_every_setting_on_every_deal(capsys):
     bench = _script("bench_player")
-    assert bench.main(["klondike-1", "--deals", "2-3", "--policy", "rules,hop", "--samples", "2",
-                       "--max-nodes", "300", "--quiet"]) == 0
+    assert bench.main(["klondike-1", "--deals", "2-3", "--policy", "rules,hop,hop-action", "--samples", "2",
+                       "--max-nodes", "300", "--scout", "0,1", "--quiet"]) == 0
     out = capsys.readouterr().out
-    rows = {line.split()[0] + " " + line.split()[1]: line for line in out.splitlines()
-            if line.startswith(("rules ", "hop "))}
-    assert set(rows) == {"rules max_moves=5000", "hop samples=2"}
-    assert all(int(line.split()[-8]) <= 2 for line in rows.values())  # won, of two games
+    from harpsolve.player import PlaySettings
+
+    # a row: the label, then won, rate, the interval (two fields), s median, s mean, solves, nodes
+    rows = {" ".join(line.split()[:-8]): line.split()[-8:] for line in out.splitlines()
+            if line.startswith(("rules ", "hop"))}
+    sampling = [PlaySettings(p, samples=2, max_nodes=300, scout=scout) for p in ("hop", "hop-action") for scout in (0, 1)]
+    assert set(rows) == {PlaySettings("rules").label} | {s.label for s in sampling}
+    assert all(int(fields[0]) <= 2 for fields in rows.values())  # won, of two games

@@ -6,6 +6,7 @@ import itertools
 import json
 import random
 from collections import Counter
+from dataclasses import replace
 
 import pytest
 from click.testing import CliRunner
@@ -15,7 +16,8 @@ from hypothesis import strategies as st
 from harpsolve.cli import main
 from harpsolve.deals import deal_layout
 from harpsolve.layout import Layout
-from harpsolve.player import UNSEEN, HopPolicy, Table, _flat, _Sample, make_policy, play
+from harpsolve.player import (POLICIES, UNSEEN, ActionHopPolicy, HopPolicy, PlaySettings, Table, _flat, _Sample,
+                              make_policy, play)
 from harpsolve.reference import Game, load_solution, replay
 from harpsolve.rules import get_rules
 
@@ -128,8 +130,8 @@ def _moves_until_they_differ(rules, one, two, policy_one, policy_two, steps):
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(variant=st.sampled_from(VARIANTS), seed=st.integers(0, 10**6), left=st.integers(18, 40),
-       policy=st.sampled_from(["hop", "rules"]))
-def test_never_peeks(variant, seed, left, policy):
+       policy=st.sampled_from(["hop", "hop-action", "rules"]), scout=st.booleans())
+def test_never_peeks(variant, seed, left, policy, scout):
     """Two positions that differ only in cards the player has not seen get the same moves,
     with the same seed, until one of those cards is revealed."""
     rules = get_rules(variant)
@@ -139,7 +141,8 @@ def test_never_peeks(variant, seed, left, policy):
     if two is None:
         return
     assert Table(rules, one).observation() == Table(rules, two).observation()
-    p1, p2 = (make_policy(policy, rules, seed=seed, **SMALL) for _ in range(2))
+    extra = dict(scout=scout) if policy != "rules" else {}
+    p1, p2 = (make_policy(policy, rules, seed=seed, **SMALL, **extra) for _ in range(2))
     chosen = _moves_until_they_differ(rules, one, two, p1, p2, steps=60)
     assert chosen, "the views were equal, so a first move was chosen"
     assert all(ma == mb for ma, mb in chosen)
@@ -173,7 +176,7 @@ def test_the_never_peeks_check_catches_a_peeking_player():
 
 
 # ---- won games are wins -------------------------------------------------------------------------
-@pytest.mark.parametrize("policy", ["hop", "rules"])
+@pytest.mark.parametrize("policy", ["hop", "hop-action", "rules"])
 def test_every_won_game_replays_to_a_win(policy):
     won = 0
     for k, variant in enumerate(VARIANTS * 2):
@@ -200,6 +203,70 @@ def test_hop_uses_its_samples():
     record = play(rules, endgame(rules, random.Random(3), 30), policy)
     assert policy.solves > 0
     assert policy.fallbacks < len(record.moves)
+
+
+def test_hop_action_scores_actions_by_the_worlds_they_keep_won():
+    """hop-action decides at the moves that show a card: it plays whole actions, scores them
+    by solving worlds again after them, and its game replays to a win."""
+    rules = get_rules("klondike-1")
+    policy = ActionHopPolicy(rules, **SMALL)
+    layout = endgame(rules, random.Random(5), 30)
+    record = play(rules, layout, policy)
+    assert policy.decisions > 0 and policy.solves > 0
+    assert policy.decisions <= len(record.moves)
+    assert replay(rules, layout, record.moves).ok
+
+
+# ---- the stock scout --------------------------------------------------------------------------
+@pytest.mark.parametrize("variant", ["klondike-3", "klondike-1", "easy-harp"])
+def test_the_scout_turns_the_stock_once_and_comes_back(variant):
+    """With the scout on, the first moves draw the whole stock and turn the waste over: the
+    position is then the deal itself again, with every stock card seen."""
+    rules = get_rules(variant)
+    layout = deal_layout(rules, 3)
+    table = Table(rules, layout)
+    policy = HopPolicy(rules, **SMALL, scout=True)
+    draws = -(-len(layout.stock) // rules.draw)
+    for _ in range(draws):
+        assert str(policy.choose(table.observation())) == "s>w"
+        table.play("s>w")
+    assert str(policy.choose(table.observation())) == "w>s"
+    table.play("w>s")
+    after = table._game.to_layout()
+    # the same position; only the pass counter moved on, and with unlimited passes it counts for nothing
+    assert rules.passes == 0 and after.pass_number == layout.pass_number + 1
+    assert replace(after, pass_number=layout.pass_number) == Game(rules, layout).to_layout()
+    obs = table.observation()
+    assert obs.layout.stock == layout.stock and obs.unseen_stock == 0
+    assert policy._scouting(obs) is None  # done: the next decision is the worlds'
+
+
+def test_no_scout_where_it_would_cost_something():
+    """A pass limit (a turn of the stock spends a pass) or a waste already showing (the recycled
+    stock would not come back in its order): no scouting."""
+    rules = get_rules("harp")
+    obs = Table(rules, deal_layout(rules, 3)).observation()
+    assert HopPolicy(rules, **SMALL, scout=True)._scouting(obs) is None
+    rules = get_rules("klondike-1")
+    table = Table(rules, deal_layout(rules, 3))
+    table.play("s>w")
+    assert HopPolicy(rules, **SMALL, scout=True)._scouting(table.observation()) is None
+
+
+def test_the_command_line_knows_every_policy():
+    from harpsolve.cli import POLICY_NAMES, SAMPLING_POLICIES
+
+    assert set(POLICY_NAMES) == set(POLICIES)
+    assert {p for p in POLICIES if PlaySettings(p).sampling} == set(SAMPLING_POLICIES)
+
+
+@pytest.mark.parametrize("settings", [PlaySettings("hop", scout=1), PlaySettings("hop-action"),
+                                      PlaySettings("hop-action", samples=4, scout=1)])
+def test_scout_and_hop_action_labels_name_their_settings(settings):
+    assert PlaySettings.from_label(settings.label) == settings
+    assert ("scout=1" in settings.label) == bool(settings.scout) == ("--scout" in settings.options())
+    with pytest.raises(ValueError):
+        PlaySettings("rules", scout=1)
 
 
 # ---- the command ------------------------------------------------------------------------------
@@ -244,6 +311,7 @@ def test_play_json_solution_verifies(tmp_path):
     (["play", "easy-harp", "1", "--samples", "0"], "--samples"),
     (["play", "easy-harp", "1", "--max-nodes", "-5"], "--max-nodes"),
     (["play", "easy-harp", "1", "--policy", "rules", "--seed", "3"], "--seed"),
+    (["play", "easy-harp", "1", "--policy", "rules", "--scout"], "--scout"),
     (["play", "easy-harp"], "give a deal to play"),
     (["play", "easy-harp", "1", "--max-moves", "0"], "--max-moves"),
 ])

@@ -107,8 +107,10 @@ def test_the_cli_plays_and_refuses_options_that_do_not_go_with_the_choice(tmp_pa
     df = sw.load_results([tmp_path / "p"]).frame
     assert set(df["status"]) <= {"won", "lost"} and (df["max_nodes"] == 200).all() and len(df) == 2
     for args, words in (
-            (["--play", "rules", "--samples", "3"], "--samples is a setting of --play hop, not rules"),
+            (["--play", "rules", "--samples", "3"], "--samples is a setting of --play hop or hop-action, not rules"),
+            (["--play", "rules", "--scout"], "--scout is a setting of --play hop or hop-action, not rules"),
             (["--seed", "3"], "--seed is a setting of --play"),
+            (["--scout"], "--scout is a setting of --play"),
             (["--play", "hop", "--algorithm", "dfs"], "--algorithm is a setting of the solver, not of --play hop"),
             (["--play", "hop", "--samples", "0"], "--samples takes a number of worlds >= 1"),
     ):
