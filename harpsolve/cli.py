@@ -589,15 +589,17 @@ POLICY_NAMES = (*SAMPLING_POLICIES, "rules")
 
 @main.command("play", context_settings=_NUMBERS_ARE_ARGUMENTS)
 @_position_arguments("Play")
-@click.option("--policy", type=click.Choice(POLICY_NAMES), default="hop", show_default=True,
-              help="hop: sample the unseen cards, solve each sample, play the move most solutions start with; "
-                   "hop-action: score each way to the next card shown by the samples it keeps won; "
+@click.option("--policy", type=click.Choice(POLICY_NAMES), default="hop-action", show_default=True,
+              help="hop-action: sample the unseen cards, score each way to the next card shown by the samples "
+                   "it keeps won; hop: play the move most samples' solutions start with; "
                    "rules: a careful human's rules of thumb.")
-@click.option("--samples", type=int, default=None, help="hop: sampled worlds per decision [default: 10].")
-@click.option("--max-nodes", type=int, default=None, help="hop: solver nodes per sampled world [default: 2000].")
-@click.option("--seed", type=int, default=None, help="hop: random seed of the sampling [default: 0].")
+@click.option("--samples", type=int, default=None, help="hop, hop-action: sampled worlds per decision [default: 10].")
+@click.option("--max-nodes", type=int, default=None,
+              help="hop, hop-action: solver nodes per sampled world [default: 2000].")
+@click.option("--seed", type=int, default=None, help="hop, hop-action: random seed of the sampling [default: 0].")
 @click.option("--scout", is_flag=True, default=None,
-              help="hop: with unlimited passes, look through the whole stock first (it comes back unchanged).")
+              help="hop, hop-action: with unlimited passes, look through the whole stock first (it comes back "
+                   "unchanged).")
 @click.option("--max-moves", type=int, default=None, help="Stop the game after this many moves [default: 5000].")
 @click.option("--json", "as_json", is_flag=True,
               help="Print the game record as JSON; its 'solution' (a won game) is what `harpsolve verify` reads.")
@@ -719,10 +721,12 @@ def _results_friendly(fn):
 @click.option("--play", "policy", type=click.Choice(POLICY_NAMES), default=None,
               help="Play every deal with this player, who does not see the face-down cards (as `harpsolve play`), "
                    "instead of solving it: rows won or lost. --max-nodes is then the nodes per sampled world.")
-@click.option("--samples", type=int, default=None, help="--play hop: sampled worlds per decision [default: 10].")
-@click.option("--seed", type=int, default=None, help="--play hop: random seed of the sampling [default: 0].")
+@click.option("--samples", type=int, default=None,
+              help="--play hop, hop-action: sampled worlds per decision [default: 10].")
+@click.option("--seed", type=int, default=None,
+              help="--play hop, hop-action: random seed of the sampling [default: 0].")
 @click.option("--scout", is_flag=True, default=None,
-              help="--play hop: with unlimited passes, look through the whole stock first.")
+              help="--play hop, hop-action: with unlimited passes, look through the whole stock first.")
 @click.option("--max-moves", type=int, default=None, help="--play: stop a game after this many moves [default: 5000].")
 @click.option("--no-progress", is_flag=True, help="No progress bar.")
 @_results_friendly
@@ -735,7 +739,7 @@ def sweep_cmd(variant, deal_range, out, layouts, rule_overrides, max_nodes, time
       harpsolve sweep klondike-3 5,17,100-200 --out k3 --max-nodes 500000 --workers 8
       harpsolve sweep easy-harp --out eh --scheduler tcp://10.0.0.1:8786
       harpsolve sweep klondike-3 --layouts my-deals/ --out mine
-      harpsolve sweep klondike-1 1-2000 --out k1-hop --play hop
+      harpsolve sweep klondike-1 1-2000 --out k1-play --play hop-action
 
     Interrupt it at any time (Ctrl-C, kill, a crash); the same command
     resumes without losing or repeating finished deals.

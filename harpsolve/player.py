@@ -738,7 +738,7 @@ class PlaySettings:
     games of one policy and settings never mix with another's, nor with the solver's rows,
     in a folder or a reader."""
 
-    policy: str = "hop"
+    policy: str = "hop-action"
     samples: int = DEFAULT_SAMPLES
     max_nodes: int = DEFAULT_MAX_NODES
     seed: int = DEFAULT_SEED

@@ -296,7 +296,8 @@ def test_play_json_solution_verifies(tmp_path):
     r = _run(["play", "--layout", str(path), "--samples", "3", "--max-nodes", "1500", "--seed", "2", "--json"])
     record = json.loads(r.output)
     assert record["won"] and r.exit_code == 0
-    assert record["policy"] == "hop" and record["params"] == {"samples": 3, "max_nodes": 1500, "seed": 2}
+    # hop-action is the default policy
+    assert record["policy"] == "hop-action" and record["params"] == {"samples": 3, "max_nodes": 1500, "seed": 2}
     assert record["moves_played"] == len(record["moves"]) == len(record["solution"]["moves"])
     sol = tmp_path / "solution.json"
     sol.write_text(json.dumps(record["solution"]))

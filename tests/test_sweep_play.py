@@ -162,3 +162,12 @@ def test_the_results_page_gives_the_command_of_a_player_sweep(played, tmp_path):
         f"harpsolve sweep {VARIANT} {DEALS} --out results/klondike-1-rules --play rules --max-moves 5000"]
     page = mod.page(str(tmp_path))
     assert "| `klondike-1` | `rules max_moves=5000` | 1–4 | 2 | 2 | 0 | 50.00% |" in page
+
+
+@pytest.mark.parametrize("settings", [PlaySettings("hop", max_nodes=300), PlaySettings("hop-action", max_nodes=300),
+                                      PlaySettings("rules")])
+def test_a_player_row_records_the_nodes_per_world(settings):
+    """The max_nodes column of a player's row: its nodes per sampled world (0 for a player that
+    does not sample)."""
+    row = schema.make_row(get_rules(VARIANT), 1, sw.Budgets.make({}), "won", solution_length=10, play=settings)
+    assert row["max_nodes"] == (300 if settings.sampling else 0)

@@ -120,7 +120,7 @@ def make_row(rules: Rules, deal, budgets: SearchSettings, status: str, *, soluti
         schema_version=SCHEMA_VERSION, variant=rules.name, deal=None if job else int(deal), rules=rules.label,
         rules_fingerprint=play.fingerprint(rules) if play else rules.fingerprint(), status=status, solution_length=solution_length,
         score=score, nodes=int(nodes), states=int(states), seconds=float(seconds),
-        max_nodes=int(budgets.max_nodes if not play else play.max_nodes if play.policy == "hop" else 0),
+        max_nodes=int(budgets.max_nodes if not play else play.max_nodes if play.sampling else 0),
         timeout=float(budgets.timeout),
         max_memory=int(budgets.max_memory), heuristic=budgets.heuristic,
         harpsolve_version=__version__, reason=reason, algorithm=play.policy if play else budgets.algorithm,
