@@ -4,6 +4,8 @@
     python benchmarks/bench_player.py klondike-3 --deals 1-200 --samples 1,3,10,30
     python benchmarks/bench_player.py klondike-1 --deals 1-100 --policy rules,hop
     python benchmarks/bench_player.py klondike-3 --deals 1-200 --policy hop,hop-action --scout 0,1
+    python benchmarks/bench_player.py klondike-3 --deals 361-560 --policy hop-action --samples 5,10,20,40,80 \
+        --quiet --csv results/players-samples-klondike-3.csv     # the notebook's samples-versus-rate curve
 
 Every setting plays every deal in this one process (``player.play``, what ``harpsolve play``
 and ``sweep --play`` run), the settings taking turns deal by deal so that a noisy machine
@@ -11,7 +13,8 @@ hurts them alike; the solver's kernels are loaded first (``solver.warm_up``), so
 is not counted.  Prints per setting: games won (with the 95 % Wilson interval), seconds a
 game (median, mean), solver calls and nodes a game (median).  ``--samples`` lists several
 values for the sampling players: the samples-versus-rate curve; ``--scout 0,1`` plays each
-sampling setting without and with the stock scout.
+sampling setting without and with the stock scout.  ``--csv PATH`` also writes the table, one
+row per setting (what ``notebooks/winrates.py`` plots).
 """
 from __future__ import annotations
 
@@ -31,6 +34,7 @@ def main(argv=None) -> int:
                                                             "[default: the player's]")
     ap.add_argument("--scout", default="0", help="sampling players: comma-separated 0 (no scout), 1 (scout)")
     ap.add_argument("--quiet", action="store_true")
+    ap.add_argument("--csv", help="also write the table to this CSV file")
     a = ap.parse_args(argv)
 
     from harpsolve.deals import deal_layout
@@ -64,15 +68,28 @@ def main(argv=None) -> int:
     print(f"{a.variant} deals {a.deals}: {len(deals)} games per setting")
     print(f"{'setting':<68} {'won':>5} {'rate':>7} {'95% CI':>16} {'s median':>9} {'s mean':>8} "
           f"{'solves med':>10} {'nodes med':>10}")
+    rows = []
     for s in settings:
         gs = games[s.label]
         won = sum(g.won for g in gs)
         lo, hi = wilson(won, len(gs))
         secs = [g.seconds for g in gs]
-        print(f"{s.label:<68} {won:>5} {100 * won / len(gs):>6.1f}% {f'[{100 * lo:.1f}, {100 * hi:.1f}]':>16} "
-              f"{statistics.median(secs):>9.2f} {statistics.fmean(secs):>8.2f} "
-              f"{statistics.median(g.stats.get('solves', 0) for g in gs):>10,.0f} "
-              f"{statistics.median(g.stats.get('nodes', 0) for g in gs):>10,.0f}")
+        rows.append(dict(variant=a.variant, deals=a.deals, policy=s.policy, samples=s.samples if s.sampling else 0,
+                         max_nodes=s.max_nodes if s.sampling else 0, scout=s.scout, label=s.label, games=len(gs),
+                         won=won, rate=won / len(gs), ci_low=lo, ci_high=hi, s_median=statistics.median(secs),
+                         s_mean=statistics.fmean(secs),
+                         solves_median=statistics.median(g.stats.get("solves", 0) for g in gs),
+                         nodes_median=statistics.median(g.stats.get("nodes", 0) for g in gs)))
+        r = rows[-1]
+        print(f"{s.label:<68} {won:>5} {100 * r['rate']:>6.1f}% {f'[{100 * lo:.1f}, {100 * hi:.1f}]':>16} "
+              f"{r['s_median']:>9.2f} {r['s_mean']:>8.2f} {r['solves_median']:>10,.0f} {r['nodes_median']:>10,.0f}")
+    if a.csv:
+        import csv
+
+        with open(a.csv, "w", newline="", encoding="utf-8") as f:
+            w = csv.DictWriter(f, fieldnames=list(rows[0]))
+            w.writeheader()
+            w.writerows(rows)
     return 0
 
 

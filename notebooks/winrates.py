@@ -6,6 +6,7 @@
 #       extension: .py
 #       format_name: percent
 #       format_version: '1.3'
+#       jupytext_version: 1.19.6
 #   kernelspec:
 #     display_name: Python 3
 #     language: python
@@ -23,7 +24,9 @@
 # 2. how single rules switches (take-back, draw count, pass limit, the
 #    king-run rule) move the rate, from small sweeps it runs itself;
 # 3. how hard the deals are: nodes and seconds per deal, solution lengths;
-# 4. the hardest deals.
+# 4. the hardest deals;
+# 5. what a player who does not see the hidden cards wins (`sweep --play`),
+#    beside the thoughtful rate, and how many sampled worlds are worth it.
 #
 # Settings come from environment variables, so CI can run it on small data:
 #
@@ -118,8 +121,11 @@ frame.groupby(["rules", "status"]).size().unstack(fill_value=0) if len(frame) el
 
 # %%
 def rate_table(groups):
+    """The solver's groups of ``summarize`` (the players' come in section 5)."""
     rows = []
     for g in groups:
+        if g.get("kind") == "player":
+            continue
         rows.append(dict(group=g["group"], deals=g["deals"], solved=g["solved"], unsolvable=g["unsolvable"],
                          unknown=g["unknown"], rate=g["rate"], ci_lo=g["ci"][0], ci_hi=g["ci"][1],
                          bound_lo=g["lower_ci"][0], bound_hi=g["upper_ci"][1]))
@@ -251,3 +257,87 @@ if len(frame):
     display(hardest.reset_index(drop=True))
     unknown = frame[frame["status"] == "unknown"].groupby("rules")["deal"].apply(lambda d: list(d)[:15])
     display(unknown.to_frame("unknown deals (first 15)"))
+
+# %% [markdown]
+# ## 5. Playing without peeking
+#
+# The player folders (`sweep --play`) hold games, not verdicts: `won` or
+# `lost` by a player who sees only the cards in view (README: "Playing
+# without peeking"). Each player's rate with its 95 % Wilson interval, and,
+# where the solver's rows of the same rules cover the same deals, the
+# thoughtful rate of those deals (its bounds when some are undecided): the
+# gap is what not seeing the cards costs.
+
+# %%
+def player_table(groups):
+    """The players' groups of ``summarize``: games, wins, the Wilson interval, and the solver's
+    bounds on the same deals (NaN where the solver's files have none of them)."""
+    rows = []
+    for g in groups:
+        if g.get("kind") != "player":
+            continue
+        t = g["thoughtful"]
+        rows.append(dict(rules=g["group"], player=g["policy"].split()[0], settings=g["policy"], games=g["games"],
+                         won=g["won"], rate=g["rate"], ci_lo=g["ci"][0], ci_hi=g["ci"][1],
+                         solver_deals=t["deals"] if t else 0,
+                         thoughtful_lo=t["bounds"][0] if t else float("nan"),
+                         thoughtful_hi=t["bounds"][1] if t else float("nan")))
+    return pd.DataFrame(rows)
+
+
+players = player_table(summarize(results)) if len(frame) else pd.DataFrame()
+if len(players):
+    fig, ax = plt.subplots(figsize=(7.5, 0.6 * len(players) + 1.8))
+    for i, r in enumerate(players.itertuples()):
+        if r.thoughtful_lo == r.thoughtful_lo:
+            ax.plot([100 * r.thoughtful_lo, 100 * r.thoughtful_hi], [i, i], color="0.82", lw=9,
+                    solid_capstyle="butt", label="thoughtful (solver), same deals" if i == 0 else None)
+        ax.errorbar([100 * r.rate], [i], xerr=[[100 * (r.rate - r.ci_lo)], [100 * (r.ci_hi - r.rate)]], fmt="o",
+                    color="C1", capsize=4, label="player, 95% Wilson CI" if i == 0 else None)
+        ax.annotate(f"n={r.games}", (101, i), va="center", fontsize="small", color="0.4")
+    ax.set_yticks(range(len(players)), [f"{r.rules} {r.player}" for r in players.itertuples()])
+    ax.set_xlim(0, 110)
+    ax.set_ylim(-0.6, len(players) - 0.4)
+    ax.set_xlabel("games won (%)")
+    ax.set_title(f"Players who do not see the hidden cards ({len(players)} players)")
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.18), ncol=2, fontsize="small", frameon=False)
+    show(fig, "players.png")
+    display(players.drop(columns=["thoughtful_lo", "thoughtful_hi"]).round(4))
+else:
+    print("no player folders among the results")
+
+# %% [markdown]
+# ### How many sampled worlds are worth it
+#
+# `results/players-samples-VARIANT.csv` is the table of
+# `benchmarks/bench_player.py … --samples 5,10,20,40,80 --csv …` (the command
+# is in `benchmarks/README.md`): the same deals played at each sample count.
+# Wins grow with the samples; the time a game grows with them in
+# proportion.
+
+# %%
+curves = sorted((ROOT / "results").glob("players-samples-*.csv"))
+for path in curves:
+    curve = pd.read_csv(path).sort_values("samples")
+    fig, ax = plt.subplots(figsize=(7.5, 4))
+    for policy, c in curve.groupby("policy"):
+        ax.errorbar(c["samples"], 100 * c["rate"],
+                    yerr=[100 * (c["rate"] - c["ci_low"]), 100 * (c["ci_high"] - c["rate"])],
+                    fmt="o-", capsize=4, label=f"{policy}: games won, 95% CI")
+    ax.set_xscale("log", base=2)
+    ax.set_xticks(curve["samples"].unique(), [str(v) for v in curve["samples"].unique()])
+    ax.set_xlabel("sampled worlds per decision")
+    ax.set_ylabel("games won (%)")
+    ax2 = ax.twinx()
+    ax2.plot(curve["samples"], curve["s_median"], "s--", color="0.5", label="seconds a game (median)")
+    ax2.set_ylabel("seconds a game (median)")
+    variant, deals, n = curve["variant"].iloc[0], curve["deals"].iloc[0], int(curve["games"].iloc[0])
+    ax.set_title(f"{variant}: samples versus wins (deals {deals}, n={n} games per point)")
+    h1, l1 = ax.get_legend_handles_labels()
+    h2, l2 = ax2.get_legend_handles_labels()
+    ax.legend(h1 + h2, l1 + l2, loc="upper left", fontsize="small")
+    show(fig, f"samples_{variant}.png")
+    display(curve[["policy", "samples", "games", "won", "rate", "ci_low", "ci_high", "s_median", "solves_median"]]
+            .round(4))
+if not curves:
+    print("no samples-versus-rate table under results/")

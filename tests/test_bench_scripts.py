@@ -65,10 +65,11 @@ def test_restarts_bench_measures_every_configuration(capsys):
     assert "solved    1" in replayed
 
 
-def test_player_bench_plays_every_setting_on_every_deal(capsys):
+def test_player_bench_plays_every_setting_on_every_deal(capsys, tmp_path):
     bench = _script("bench_player")
+    csv_path = tmp_path / "players.csv"
     assert bench.main(["klondike-1", "--deals", "2-3", "--policy", "rules,hop,hop-action", "--samples", "2",
-                       "--max-nodes", "300", "--scout", "0,1", "--quiet"]) == 0
+                       "--max-nodes", "300", "--scout", "0,1", "--quiet", "--csv", str(csv_path)]) == 0
     out = capsys.readouterr().out
     from harpsolve.player import PlaySettings
 
@@ -78,3 +79,8 @@ def test_player_bench_plays_every_setting_on_every_deal(capsys):
     sampling = [PlaySettings(p, samples=2, max_nodes=300, scout=scout) for p in ("hop", "hop-action") for scout in (0, 1)]
     assert set(rows) == {PlaySettings("rules").label} | {s.label for s in sampling}
     assert all(int(fields[0]) <= 2 for fields in rows.values())  # won, of two games
+    import pandas as pd
+
+    table = pd.read_csv(csv_path)
+    assert set(table["label"]) == set(rows) and (table["games"] == 2).all()
+    assert {lab: str(w) for lab, w in zip(table["label"], table["won"])} == {lab: f[0] for lab, f in rows.items()}
