@@ -503,9 +503,17 @@ class HopPolicy(Policy):
         once and puts it back, when that costs nothing: passes are unlimited and the waste is
         empty when it starts.  Drawing to the end and turning the waste over (``w>s`` keeps
         the order) brings back the position it started from (only the pass counter moves on,
-        and with unlimited passes it counts for nothing), so no play is lost, and every stock card has been seen (with draw 3 all three cards of a draw go face up).
-        The decisions are then taken knowing the stock, as a person who looks through it
-        first does.  It ends when the stock has no unseen card left and the waste is empty."""
+        and with unlimited passes it counts for nothing), so no play is lost, and every stock
+        card has been seen (with draw 3 all three cards of a draw go face up).  The decisions
+        are then taken knowing the stock, as a person who looks through it first does.  It
+        ends when the stock has no unseen card left and the waste is empty.
+
+        The positions of the tour are then forgotten (taken out of ``visited``): the last of
+        them, the stock drawn to its end with nothing played, looks exactly like the same
+        position reached later, so remembering it would forbid every line that draws to the
+        end of the stock before its next play (in draw 3 the only way to some cards).  The
+        tour runs once, and the position it returns to stays visited, so no circle can
+        come of it."""
         if not self.scout or self._scout == "done" or self.worlds is not None or self.rules.passes:
             return None
         lay = obs.layout
@@ -513,10 +521,12 @@ class HopPolicy(Policy):
             if lay.waste or not obs.unseen_stock:  # only a scout from an empty waste comes back unchanged
                 self._scout = "done"
                 return None
-            self._scout = "on"
+            self._scout, self._toured = "on", set()
+        self._toured.add(obs.key())
         if lay.stock:
             return Move(DRAW)
         self._scout = "done"
+        self.visited -= self._toured
         return Move(RECYCLE)
 
     def _solve_until_some(self) -> None:

@@ -18,7 +18,7 @@ from harpsolve.deals import deal_layout
 from harpsolve.layout import Layout
 from harpsolve.player import (POLICIES, UNSEEN, ActionHopPolicy, HopPolicy, PlaySettings, Table, _flat, _Sample,
                               make_policy, play)
-from harpsolve.reference import Game, load_solution, replay
+from harpsolve.reference import DRAW, RECYCLE, Game, Move, load_solution, replay
 from harpsolve.rules import get_rules
 
 from positions import endgame
@@ -239,6 +239,14 @@ def test_the_scout_turns_the_stock_once_and_comes_back(variant):
     obs = table.observation()
     assert obs.layout.stock == layout.stock and obs.unseen_stock == 0
     assert policy._scouting(obs) is None  # done: the next decision is the worlds'
+    # the tour is forgotten: drawing the stock to its end with nothing played is open again
+    policy.visited.add(obs.key())  # what choose() does with the position it decides in
+    for _ in range(draws):
+        assert policy._fresh(obs, Move(DRAW))
+        table.play("s>w")
+        obs = table.observation()
+        policy.visited.add(obs.key())
+    assert not policy._fresh(obs, Move(RECYCLE))  # ... and the start, once seen again, stays visited
 
 
 def test_no_scout_where_it_would_cost_something():
