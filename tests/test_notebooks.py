@@ -34,9 +34,14 @@ def test_paired_ipynb_matches_the_py_and_has_no_outputs(source):
 def small_results(tmp_path_factory):
     from harpsolve.sweep import sweep
 
-    out = tmp_path_factory.mktemp("results") / "klondike-3"
+    from harpsolve.player import PlaySettings
+
+    root = tmp_path_factory.mktemp("results")
+    out, played = root / "klondike-3", root / "klondike-3-rules"
     sweep("klondike-3", "1-12", str(out), budgets={"max_nodes": 5_000}, workers=1, progress=False)
-    return out
+    # a player folder too: section 5 reads it, sections 1-4 must leave its groups alone
+    sweep("klondike-3", "1-6", str(played), workers=1, progress=False, play=PlaySettings("rules"))
+    return f"{out}{os.pathsep}{played}"
 
 
 @pytest.mark.parametrize("source", PAIRS, ids=[p.stem for p in PAIRS])
