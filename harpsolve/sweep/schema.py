@@ -72,7 +72,7 @@ TABLE = (
     Column("harpsolve_version", "string", "the harpsolve version that wrote the row"),
     Column("reason", "string", "why `unknown` (`nodes`, `time`, `memory`, `depth`) or `error` (what failed)"),
     Column("algorithm", "string", "search algorithm (`portfolio`, `climb`, `dfs`, `astar`, `wastar`); a player's "
-           "row: its policy (`hop`, `rules`)",
+           "row: its policy (`hop`, `hop-action`, `rules`)",
            older="climb"),
     Column("weight", "float64", "weighted A*'s weight (0 for the other algorithms)", older=0.0),
     Column("layout_file", "string", "`--layouts` rows: the layout file, relative to the folder or glob",
@@ -84,8 +84,9 @@ TABLE = (
     Column("proof", "string", "for `unsolvable`, the proof: `exhausted` (a complete depth-first search), "
            "`exhausted: arrangement-free`, `relaxed: draw=1` (unsolvable in that weaker game), "
            "`dead end: 7C`; null otherwise", since=2, older=None),
-    Column("policy", "string", "`sweep --play` rows: the player and its settings (`hop samples=10 max_nodes=2000 "
-           "seed=0 max_moves=5000`); null in the solver's rows", since=3, older=None),
+    Column("policy", "string", "`sweep --play` rows: the player and its settings (`hop-action samples=10 "
+           "max_nodes=2000 seed=0 max_moves=5000`, ` scout=1` at the end when the scout is on); null in the "
+           "solver's rows", since=3, older=None),
 )
 
 SCHEMA_VERSION = max(c.since for c in TABLE)
