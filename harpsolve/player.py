@@ -409,6 +409,7 @@ class HopPolicy(Policy):
         self.fallback.visited = self.visited  # one memory of visited positions for both
         self.worlds: list[_Sample] | None = None
         self._scout = None       # the scout: None (not begun), "on", "done"
+        self._toured: set = set()  # the positions of the scout's tour (forgotten when it ends)
         self.last: Move | None = None
         self.unseen_before = 0
         self.nodes = 0           # solver nodes spent
@@ -475,21 +476,26 @@ class HopPolicy(Policy):
         cards[i], cards[j] = cards[j], cards[i]
         return _unflat(world, cards)
 
+    def _solve(self, layout: Layout, budget: int):
+        """One world solve (the thoughtful solver, no polishing, no replay check: a plan is
+        replayed where it is kept), counted in ``nodes`` and ``solves``."""
+        from .solver import solve
+
+        r = solve(self.rules, layout=layout, max_nodes=budget, polish=False, verify=False)
+        self.nodes += r.nodes
+        self.solves += 1
+        return r
+
     def _solve_worlds(self, budget: int) -> None:
         """Solve every world that has no solution, is not proved lost and was not tried with
         ``budget`` yet; identical worlds once, with their budgets pooled (class docstring)."""
-        from .solver import solve
-
         groups: dict = {}
         for s in self.worlds:
             if s.tail is None and not s.proved and s.tried < budget:
                 # the cards slot by slot, not the canonical key: a solution's tokens name columns
                 groups.setdefault(tuple(_flat(s.world.to_layout())), []).append(s)
         for same in groups.values():
-            r = solve(self.rules, layout=same[0].world.to_layout(), max_nodes=budget * len(same), polish=False,
-                      verify=False)
-            self.nodes += r.nodes
-            self.solves += 1
+            r = self._solve(same[0].world.to_layout(), budget * len(same))
             for s in same:
                 s.tail = list(r.moves) if r.solved else None
                 s.tried, s.proved = (0 if r.solved else budget), r.status == "unsolvable"
@@ -521,7 +527,7 @@ class HopPolicy(Policy):
             if lay.waste or not obs.unseen_stock:  # only a scout from an empty waste comes back unchanged
                 self._scout = "done"
                 return None
-            self._scout, self._toured = "on", set()
+            self._scout = "on"
         self._toured.add(obs.key())
         if lay.stock:
             return Move(DRAW)
@@ -639,34 +645,29 @@ class ActionHopPolicy(HopPolicy):
         for k, s in enumerate(self.worlds):
             if not s.tail:
                 continue
-            g, seen = Game(self.rules, s.world.to_layout(), check=False, undo=False), seen0
+            g, seen = Game(self.rules, s.world.to_layout(), check=False), seen0
             end = len(s.tail)
             for j, token in enumerate(s.tail):
+                before = seen
                 shown, seen = _reveals(g, seen, parse_move(token))
-                if shown:
+                if shown or j == end - 1:
                     end = j + 1
+                    g.undo()  # the view is the one the action's last move is played from
+                    seen = before
                     break
-            before = Game(self.rules, s.world.to_layout(), check=False, undo=False)
-            seen_b = seen0
-            for token in s.tail[:end - 1]:
-                _, seen_b = _reveals(before, seen_b, parse_move(token))
-            key = (_view_id(before, seen_b), s.tail[end - 1])
+            key = (_view_id(g, seen), s.tail[end - 1])
             actions.setdefault(key, _Action(s.tail[:end])).voters[k] = end
         return actions
 
     def _after(self, s: _Sample, tokens: list[str]) -> list[str] | None:
         """A plan of world ``s`` that starts with ``tokens`` (legal in every world: they move
         cards in view only), or None if the solve after them finds none within ``max_nodes``."""
-        from .solver import solve
-
         g = Game(self.rules, s.world.to_layout(), check=False, undo=False)
         for token in tokens:
             g.apply(token)
         if g.is_won():
             return list(tokens)
-        r = solve(self.rules, layout=g.to_layout(), max_nodes=self.max_nodes, polish=False, verify=False)
-        self.nodes += r.nodes
-        self.solves += 1
+        r = self._solve(g.to_layout(), self.max_nodes)
         self.scored += 1
         return list(tokens) + list(r.moves) if r.solved else None
 
