@@ -18,9 +18,11 @@ import time
 from dataclasses import dataclass
 
 import numpy as np
+from numba import njit
 
 from . import movegen as mg
-from .cards import card_text, suit_of
+from .cards import N_KINDS, card_text, suit_of
+from .config import JIT
 from .layout import Layout
 from .reference import (
     CELL_TO_COLUMN, CELL_TO_FOUNDATION, COLUMN_TO_CELL, COLUMN_TO_COLUMN, COLUMN_TO_FOUNDATION, DRAW, RECYCLE,
@@ -40,53 +42,112 @@ _TO_PLACE = (mg.M_TALON_COL, mg.M_COL_COL, mg.M_FOUND_COL, mg.M_COL_CELL, mg.M_C
 TAP, TURN = str(Move(DRAW)), str(Move(RECYCLE))  # the stock taps' tokens
 
 
-def _route_tokens(st: np.ndarray, i: int, p: np.ndarray) -> list[str]:
-    d1, rec, d2 = mg._talon_route(int(st[O_TLEN]), int(st[O_TPTR]), int(st[O_RECYC]),
-                                  int(p[P_DRAW]), int(p[P_PASSES]), i)
+def _route_tokens(d1: int, rec: int, d2: int) -> list[str]:
     if d1 < 0:
-        raise AssertionError(f"talon card {i} is not reachable")  # a kernel bug, never input
+        raise AssertionError("a talon card the search played is not reachable")  # a kernel bug, never input
     return [TAP] * d1 + ([TURN] + [TAP] * d2 if rec else [])
+
+
+def _move_text(m: int, card: int, p: np.ndarray) -> str:
+    """The token of kernel move ``m`` itself (its talon route apart); ``card`` is the card a
+    take-back moves (else unused)."""
+    kind, a, b, n = (m >> 24) & 15, (m >> 16) & 255, (m >> 8) & 255, m & 255
+    if kind not in _KIND:
+        raise AssertionError(f"unknown move kind {kind}")
+    return str(Move(_KIND[kind], a + 1 if kind in _FROM_PLACE else 0, b + 1 if kind in _TO_PLACE else 0,
+                    n if kind == mg.M_COL_COL and n > 1 else 1, card if kind == mg.M_FOUND_COL else None))
+
+
+# One row per move a replayed path makes (:func:`_path_rows`): the kernel move, its talon
+# route (draws, recycle, draws after, as movegen._talon_route gives it: draws -1 for a card it
+# cannot reach; NO_ROUTE for a move that is not from the talon) and the card a take-back moves
+# (-1 for other moves).
+R_MOVE, R_D1, R_REC, R_D2, R_CARD, R_WIDTH = 0, 1, 2, 3, 4, 5
+NO_ROUTE = -2
+
+
+@njit(**JIT)
+def _row(st, m, p, rows, k):
+    """Write row ``k`` for kernel move ``m`` made from ``st`` (not modified)."""
+    kind = mg._kind(m)
+    rows[k, R_MOVE] = m
+    rows[k, R_D1] = NO_ROUTE
+    rows[k, R_REC] = 0
+    rows[k, R_D2] = 0
+    rows[k, R_CARD] = -1
+    if kind == mg.M_TALON_FOUND or kind == mg.M_TALON_COL:
+        d1, rec, d2 = mg._talon_route(np.int64(st[O_TLEN]), np.int64(st[O_TPTR]), np.int64(st[O_RECYC]),
+                                      p[P_DRAW], p[P_PASSES], mg._a(m))
+        rows[k, R_D1] = d1
+        rows[k, R_REC] = rec
+        rows[k, R_D2] = d2
+    elif kind == mg.M_FOUND_COL:  # the top card of foundation place a
+        a = mg._a(m)
+        rows[k, R_CARD] = (a // p[P_DECKS]) * 13 + np.int64(st[O_FOUND + a]) - 1
+    return k + 1
+
+
+@njit(**JIT)
+def _row_move(st, m, p, rows, k):
+    """:func:`_row`, then make the move."""
+    k = _row(st, m, p, rows, k)
+    mg._apply(st, m, p)
+    return k
+
+
+@njit(**JIT)
+def _row_auto(st, p, buf, rows, k):
+    """Make the automatic moves the search made here, one row each."""
+    if st[O_OBLIG]:
+        return k  # the search makes none while a talon card waits for its payoff
+    n = mg._auto(st.copy(), p, buf)
+    for i in range(n):
+        k = _row_move(st, buf[i], p, rows, k)
+    return k
+
+
+@njit(**JIT)
+def _path_rows(root, path, p, rows):
+    """Replay ``path`` from the (pre-automatic-move) ``root`` with the search's automatic
+    moves, one row per move made; returns the number of rows.  ``rows`` needs one row per
+    path move plus one per automatic move (at most one per card sent home, and a card goes
+    home again only after a take-back, itself a path move)."""
+    st = root.copy()
+    buf = np.zeros(256, np.int64)
+    k = _row_auto(st, p, buf, rows, 0)
+    for i in range(path.shape[0]):
+        k = _row_move(st, path[i], p, rows, k)
+        k = _row_auto(st, p, buf, rows, k)
+    return k
+
+
+def _rows_tokens(rows: np.ndarray, p: np.ndarray) -> list[str]:
+    out: list[str] = []
+    texts: dict = {}  # one str(Move) per distinct move of this path (the forms are read per call)
+    for m, d1, rec, d2, card in rows.tolist():
+        if d1 != NO_ROUTE:
+            out.extend(_route_tokens(d1, rec, d2))
+        text = texts.get((m, card))
+        if text is None:
+            text = texts[(m, card)] = _move_text(m, card, p)
+        out.append(text)
+    return out
 
 
 def move_tokens(st: np.ndarray, m: int, p: np.ndarray) -> list[str]:
     """The tokens of kernel move ``m`` made from state ``st`` (not modified): the draws and
     recycles a talon play implies, then the move, written as the reference engine's Move."""
-    kind, a, b, n = int(mg._kind(m)), int(mg._a(m)), int(mg._b(m)), int(mg._n(m))
-    if kind not in _KIND:
-        raise AssertionError(f"unknown move kind {kind}")
-    card = None
-    if kind == mg.M_FOUND_COL:  # the top card of foundation place a
-        card = (a // int(p[P_DECKS])) * 13 + int(st[O_FOUND + a]) - 1
-    move = Move(_KIND[kind], a + 1 if kind in _FROM_PLACE else 0, b + 1 if kind in _TO_PLACE else 0,
-                n if kind == mg.M_COL_COL and n > 1 else 1, card)
-    route = _route_tokens(st, a, p) if kind in (mg.M_TALON_FOUND, mg.M_TALON_COL) else []
-    return route + [str(move)]
-
-
-def _play(st: np.ndarray, m: int, p: np.ndarray, out: list[str]) -> None:
-    out.extend(move_tokens(st, m, p))
-    mg._apply(st, np.int64(m), p)
-
-
-def _play_auto(st: np.ndarray, p: np.ndarray, out: list[str]) -> None:
-    """Make the automatic moves the search made here, writing their tokens."""
-    if st[O_OBLIG]:
-        return  # the search makes none while a talon card waits for its payoff
-    buf = np.zeros(256, np.int64)
-    n = mg._auto(st.copy(), p, buf)
-    for m in buf[:n]:
-        _play(st, int(m), p, out)
+    rows = np.zeros((1, R_WIDTH), np.int64)
+    _row(st, np.int64(m), p, rows, 0)
+    return _rows_tokens(rows, p)
 
 
 def path_tokens(root: np.ndarray, path: list[int], p: np.ndarray) -> list[str]:
     """Tokens of the search's path from the (pre-automatic-move) root state."""
-    st = root.copy()
-    out: list[str] = []
-    _play_auto(st, p, out)
-    for m in path:
-        _play(st, m, p, out)
-        _play_auto(st, p, out)
-    return out
+    arr = np.asarray(path, np.int64)
+    rows = np.zeros((2 * len(arr) + N_KINDS * int(p[P_DECKS]) + 1, R_WIDTH), np.int64)
+    n = _path_rows(root, arr, p, rows)
+    return _rows_tokens(rows[:n], p)
 
 
 # ---- shortening a found line ----------------------------------------------------------
