@@ -33,12 +33,14 @@ def main(argv=None) -> int:
     ap.add_argument("--max-nodes", type=int, default=0, help="sampling players: nodes per sampled world "
                                                             "[default: the player's]")
     ap.add_argument("--scout", default="0", help="sampling players: comma-separated 0 (no scout), 1 (scout)")
+    ap.add_argument("--boost", type=int, default=0, help="sampling players: budget multiple at most when no "
+                                                        "world is solved [default: the player's]")
     ap.add_argument("--quiet", action="store_true")
     ap.add_argument("--csv", help="also write the table to this CSV file")
     a = ap.parse_args(argv)
 
     from harpsolve.deals import deal_layout
-    from harpsolve.player import DEFAULT_MAX_NODES, DEFAULT_SAMPLES, PlaySettings, play
+    from harpsolve.player import DEFAULT_BOOST, DEFAULT_MAX_NODES, DEFAULT_SAMPLES, PlaySettings, play
     from harpsolve.rules import get_rules
     from harpsolve.solver import warm_up
     from harpsolve.stats import wilson
@@ -52,7 +54,7 @@ def main(argv=None) -> int:
             for n in (a.samples.split(",") if a.samples else [DEFAULT_SAMPLES]):
                 for scout in a.scout.split(","):
                     settings.append(PlaySettings(policy, samples=int(n), max_nodes=a.max_nodes or DEFAULT_MAX_NODES,
-                                                 scout=int(scout)))
+                                                 scout=int(scout), boost=a.boost or DEFAULT_BOOST))
         else:
             settings.append(PlaySettings(policy))
     warm_up(rules, deal_layout(rules, deals[0]))

@@ -349,7 +349,7 @@ class _Sample:
 DEFAULT_SAMPLES = 10
 DEFAULT_MAX_NODES = 2_000
 DEFAULT_SEED = 0
-MAX_BOOST = 16  # at most this many times max_nodes per world when no world is solved
+DEFAULT_BOOST = 16  # at most this many times max_nodes per world when no world is solved
 
 
 class HopPolicy(Policy):
@@ -387,9 +387,13 @@ class HopPolicy(Policy):
     Budgets: ``max_nodes`` per world; worlds that are the same card for card
     (with nothing left unseen, all of them) are solved once, with the budget
     of all of them together.  When no world has a solution, the unsolved ones
-    are solved again with twice the budget, up to ``MAX_BOOST`` times it,
-    before the rules policy is asked: a position with no solution in sight is
-    where thinking longer pays.
+    are solved again with twice the budget, up to ``boost`` times it, before
+    the rules policy is asked: a position with no solution in sight is where
+    thinking longer pays -- where the solver can solve the worlds at all.
+    Where it mostly cannot (harp, big-harp: the thoughtful solver decides few
+    of their deals in thousands of nodes), every boost costs 31 times the
+    budget for nothing and the rules policy plays anyway: ``boost`` 1 turns
+    it off (a harp game of hop-action: 187 s with boosts, 20 s without).
 
     Every random choice depends on the observations and ``seed`` only.
     """
@@ -397,13 +401,16 @@ class HopPolicy(Policy):
     name = "hop"
 
     def __init__(self, rules: Rules, samples: int = DEFAULT_SAMPLES, max_nodes: int = DEFAULT_MAX_NODES,
-                 seed: int = DEFAULT_SEED, scout: bool = False):
+                 seed: int = DEFAULT_SEED, scout: bool = False, boost: int = DEFAULT_BOOST):
         super().__init__(rules)
         if samples < 1:
             raise ValueError("samples must be at least 1")
         if max_nodes < 1:
             raise ValueError("max_nodes must be at least 1")
+        if boost < 1:
+            raise ValueError("boost must be at least 1")
         self.samples, self.max_nodes, self.seed, self.scout = samples, max_nodes, seed, bool(scout)
+        self.boost = boost
         self.rng = random.Random(seed)
         self.fallback = RulesPolicy(rules)
         self.fallback.visited = self.visited  # one memory of visited positions for both
@@ -420,6 +427,8 @@ class HopPolicy(Policy):
         p = {"samples": self.samples, "max_nodes": self.max_nodes, "seed": self.seed}
         if self.scout:
             p["scout"] = 1
+        if self.boost != DEFAULT_BOOST:
+            p["boost"] = self.boost
         return p
 
     def choose(self, obs: Observation) -> Move | None:
@@ -537,11 +546,11 @@ class HopPolicy(Policy):
 
     def _solve_until_some(self) -> None:
         """Solve the worlds; while none is solved, again with twice the budget, up to
-        ``MAX_BOOST`` times it (class docstring)."""
+        ``boost`` times it (class docstring)."""
         boost = 1
         while True:
             self._solve_worlds(self.max_nodes * boost)
-            if any(s.tail for s in self.worlds) or boost >= MAX_BOOST:
+            if any(s.tail for s in self.worlds) or 2 * boost > self.boost:
                 break
             boost *= 2
 
@@ -730,13 +739,13 @@ POLICIES = {p.name: p for p in (HopPolicy, ActionHopPolicy, RulesPolicy)}
 
 
 def make_policy(name: str, rules: Rules, *, samples: int = DEFAULT_SAMPLES, max_nodes: int = DEFAULT_MAX_NODES,
-                seed: int = DEFAULT_SEED, scout: bool = False) -> Policy:
+                seed: int = DEFAULT_SEED, scout: bool = False, boost: int = DEFAULT_BOOST) -> Policy:
     """The policy called ``name`` (``hop``, ``hop-action`` or ``rules``); ``rules`` ignores the
     sampling settings."""
     if name not in POLICIES:
         raise ValueError(f"unknown policy {name!r}; choose one of {', '.join(POLICIES)}")
     if issubclass(POLICIES[name], HopPolicy):
-        return POLICIES[name](rules, samples=samples, max_nodes=max_nodes, seed=seed, scout=scout)
+        return POLICIES[name](rules, samples=samples, max_nodes=max_nodes, seed=seed, scout=scout, boost=boost)
     return POLICIES[name](rules)
 
 
@@ -755,32 +764,36 @@ class PlaySettings:
     seed: int = DEFAULT_SEED
     max_moves: int = 0  # 0: DEFAULT_MAX_MOVES (below)
     scout: int = 0      # 1: look through the stock first (HopPolicy._scouting)
+    boost: int = DEFAULT_BOOST  # HopPolicy: budget multiple at most, when no world is solved
 
     def __post_init__(self):
         if self.policy not in POLICIES:
             raise ValueError(f"unknown policy {self.policy!r}; choose one of {', '.join(POLICIES)}")
-        for name, least in (("samples", 1), ("max_nodes", 1), ("max_moves", 0)):
+        for name, least in (("samples", 1), ("max_nodes", 1), ("max_moves", 0), ("boost", 1)):
             if getattr(self, name) < least:
                 raise ValueError(f"{name} must be at least {least}")
         if self.scout not in (0, 1):
             raise ValueError("scout is 0 or 1")
-        if self.scout and not self.sampling:
-            raise ValueError(f"scout is a setting of the sampling players, not of {self.policy}")
+        for name, default in (("scout", 0), ("boost", DEFAULT_BOOST)):
+            if getattr(self, name) != default and not self.sampling:
+                raise ValueError(f"{name} is a setting of the sampling players, not of {self.policy}")
         if not self.max_moves:
             object.__setattr__(self, "max_moves", DEFAULT_MAX_MOVES)
 
     @property
     def sampling(self) -> bool:
-        """Does the policy sample worlds (and so take samples, max_nodes, seed, scout)?"""
+        """Does the policy sample worlds (and so take samples, max_nodes, seed, scout, boost)?"""
         return issubclass(POLICIES[self.policy], HopPolicy)
 
     @property
     def label(self) -> str:
         """``hop samples=10 max_nodes=2000 seed=0 max_moves=5000``, ``hop-action ... scout=1``,
-        ``rules max_moves=5000`` (``scout=1`` only when on, so older labels stay as they were)."""
+        ``rules max_moves=5000`` (``scout=1`` only when on and ``boost=N`` only when not the
+        default, so older labels stay as they were)."""
         if self.sampling:
             return (f"{self.policy} samples={self.samples} max_nodes={self.max_nodes} seed={self.seed} "
-                    f"max_moves={self.max_moves}" + (" scout=1" if self.scout else ""))
+                    f"max_moves={self.max_moves}" + (" scout=1" if self.scout else "")
+                    + (f" boost={self.boost}" if self.boost != DEFAULT_BOOST else ""))
         return f"{self.policy} max_moves={self.max_moves}"
 
     @classmethod
@@ -794,7 +807,8 @@ class PlaySettings:
         """The ``sweep`` options that play with these settings: ``--play hop --samples 10 ...``."""
         if self.sampling:
             return (f"--play {self.policy} --samples {self.samples} --max-nodes {self.max_nodes} "
-                    f"--seed {self.seed} --max-moves {self.max_moves}" + (" --scout" if self.scout else ""))
+                    f"--seed {self.seed} --max-moves {self.max_moves}" + (" --scout" if self.scout else "")
+                    + (f" --boost {self.boost}" if self.boost != DEFAULT_BOOST else ""))
         return f"--play {self.policy} --max-moves {self.max_moves}"
 
     def fingerprint(self, rules: Rules) -> str:
@@ -804,7 +818,7 @@ class PlaySettings:
 
     def make_policy(self, rules: Rules) -> Policy:
         return make_policy(self.policy, rules, samples=self.samples, max_nodes=self.max_nodes, seed=self.seed,
-                           scout=bool(self.scout))
+                           scout=bool(self.scout), boost=self.boost)
 
 
 # ---- one game --------------------------------------------------------------------------------

@@ -269,12 +269,33 @@ def test_the_command_line_knows_every_policy():
 
 
 @pytest.mark.parametrize("settings", [PlaySettings("hop", scout=1), PlaySettings("hop-action"),
-                                      PlaySettings("hop-action", samples=4, scout=1)])
+                                      PlaySettings("hop-action", samples=4, scout=1),
+                                      PlaySettings("hop-action", boost=1), PlaySettings("hop", scout=1, boost=4)])
 def test_scout_and_hop_action_labels_name_their_settings(settings):
     assert PlaySettings.from_label(settings.label) == settings
     assert ("scout=1" in settings.label) == bool(settings.scout) == ("--scout" in settings.options())
+    # the default boost is left out, so that the labels of older rows stay what they were
+    assert ("boost=" in settings.label) == (settings.boost != 16) == ("--boost" in settings.options())
+    assert settings.make_policy(get_rules("klondike-1")).boost == settings.boost
     with pytest.raises(ValueError):
         PlaySettings("rules", scout=1)
+    with pytest.raises(ValueError):
+        PlaySettings("rules", boost=2)
+    with pytest.raises(ValueError):
+        PlaySettings("hop", boost=0)
+
+
+@pytest.mark.parametrize("boost,budgets", [(16, [100, 200, 400, 800, 1600]), (5, [100, 200, 400]), (1, [100])])
+def test_boost_bounds_the_retries_when_no_world_is_solved(boost, budgets, monkeypatch):
+    """While no world has a plan, the worlds are solved again with twice the budget, up to
+    ``boost`` times it, and no further."""
+    rules = get_rules("klondike-1")
+    policy = HopPolicy(rules, samples=2, max_nodes=100, boost=boost)
+    policy.worlds = []
+    tried = []
+    monkeypatch.setattr(policy, "_solve_worlds", tried.append)
+    policy._solve_until_some()
+    assert tried == budgets
 
 
 # ---- the command ------------------------------------------------------------------------------
@@ -321,6 +342,8 @@ def test_play_json_solution_verifies(tmp_path):
     (["play", "easy-harp", "1", "--max-nodes", "-5"], "--max-nodes"),
     (["play", "easy-harp", "1", "--policy", "rules", "--seed", "3"], "--seed"),
     (["play", "easy-harp", "1", "--policy", "rules", "--scout"], "--scout"),
+    (["play", "easy-harp", "1", "--policy", "rules", "--boost", "2"], "--boost"),
+    (["play", "easy-harp", "1", "--boost", "0"], "--boost"),
     (["play", "easy-harp"], "give a deal to play"),
     (["play", "easy-harp", "1", "--max-moves", "0"], "--max-moves"),
 ])

@@ -111,6 +111,9 @@ def test_the_cli_plays_and_refuses_options_that_do_not_go_with_the_choice(tmp_pa
             (["--play", "rules", "--scout"], "--scout is a setting of --play hop or hop-action, not rules"),
             (["--seed", "3"], "--seed is a setting of --play"),
             (["--scout"], "--scout is a setting of --play"),
+            (["--boost", "2"], "--boost is a setting of --play"),
+            (["--play", "rules", "--boost", "2"], "--boost is a setting of --play hop or hop-action, not rules"),
+            (["--play", "hop", "--boost", "0"], "--boost takes a multiple of --max-nodes >= 1"),
             (["--play", "hop", "--algorithm", "dfs"], "--algorithm is a setting of the solver, not of --play hop"),
             (["--play", "hop", "--samples", "0"], "--samples takes a number of worlds >= 1"),
     ):

@@ -85,7 +85,8 @@ TABLE = (
            "`exhausted: arrangement-free`, `relaxed: draw=1` (unsolvable in that weaker game), "
            "`dead end: 7C`; null otherwise", since=2, older=None),
     Column("policy", "string", "`sweep --play` rows: the player and its settings (`hop-action samples=10 "
-           "max_nodes=2000 seed=0 max_moves=5000`, ` scout=1` at the end when the scout is on); null in the "
+           "max_nodes=2000 seed=0 max_moves=5000`, ` scout=1` at the end when the scout is on, ` boost=N` when "
+           "not the default 16); null in the "
            "solver's rows", since=3, older=None),
 )
 
