@@ -32,7 +32,8 @@ def main(argv=None) -> int:
                                                  "[default: the player's]")
     ap.add_argument("--max-nodes", type=int, default=0, help="sampling players: nodes per sampled world "
                                                             "[default: the player's]")
-    ap.add_argument("--scout", default="0", help="sampling players: comma-separated 0 (no scout), 1 (scout)")
+    ap.add_argument("--scout", default="", help="sampling players: comma-separated 0 (no scout), 1 (scout) "
+                                                "[default: the player's]")
     ap.add_argument("--boost", type=int, default=0, help="sampling players: budget multiple at most when no "
                                                         "world is solved [default: the player's]")
     ap.add_argument("--quiet", action="store_true")
@@ -52,9 +53,10 @@ def main(argv=None) -> int:
     for policy in a.policy.split(","):
         if PlaySettings(policy).sampling:
             for n in (a.samples.split(",") if a.samples else [DEFAULT_SAMPLES]):
-                for scout in a.scout.split(","):
+                for scout in (a.scout.split(",") if a.scout else [None]):
                     settings.append(PlaySettings(policy, samples=int(n), max_nodes=a.max_nodes or DEFAULT_MAX_NODES,
-                                                 scout=int(scout), boost=a.boost or DEFAULT_BOOST))
+                                                 scout=None if scout is None else int(scout),
+                                                 boost=a.boost or DEFAULT_BOOST))
         else:
             settings.append(PlaySettings(policy))
     warm_up(rules, deal_layout(rules, deals[0]))

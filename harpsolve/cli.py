@@ -597,9 +597,9 @@ POLICY_NAMES = (*SAMPLING_POLICIES, "rules")
 @click.option("--max-nodes", type=int, default=None,
               help="hop, hop-action: solver nodes per sampled world [default: 2000].")
 @click.option("--seed", type=int, default=None, help="hop, hop-action: random seed of the sampling [default: 0].")
-@click.option("--scout", is_flag=True, default=None,
+@click.option("--scout/--no-scout", default=None,
               help="hop, hop-action: with unlimited passes, look through the whole stock first (it comes back "
-                   "unchanged).")
+                   "unchanged) [default: on].")
 @click.option("--boost", type=int, default=None,
               help="hop, hop-action: when no world is solved, solve again with up to this many times the nodes "
                    "(1 = never) [default: 16].")
@@ -728,8 +728,9 @@ def _results_friendly(fn):
               help="--play hop, hop-action: sampled worlds per decision [default: 10].")
 @click.option("--seed", type=int, default=None,
               help="--play hop, hop-action: random seed of the sampling [default: 0].")
-@click.option("--scout", is_flag=True, default=None,
-              help="--play hop, hop-action: with unlimited passes, look through the whole stock first.")
+@click.option("--scout/--no-scout", default=None,
+              help="--play hop, hop-action: with unlimited passes, look through the whole stock first "
+                   "[default: on].")
 @click.option("--boost", type=int, default=None,
               help="--play hop, hop-action: when no world is solved, solve again with up to this many times the "
                    "nodes (1 = never) [default: 16].")
@@ -811,7 +812,8 @@ def _player_settings(flag, policy, samples, max_nodes, seed, scout, boost, max_m
     check_number("--max-moves", max_moves, least=1, what="a number of moves")
     check_number("--boost", boost, least=1, what="a multiple of --max-nodes")
     return PlaySettings(policy, samples=samples or DEFAULT_SAMPLES, max_nodes=max_nodes or DEFAULT_MAX_NODES,
-                        seed=DEFAULT_SEED if seed is None else seed, max_moves=max_moves or 0, scout=int(bool(scout)),
+                        seed=DEFAULT_SEED if seed is None else seed, max_moves=max_moves or 0,
+                        scout=None if scout is None else int(scout),
                         boost=DEFAULT_BOOST if boost is None else boost)
 
 

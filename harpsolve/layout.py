@@ -220,15 +220,13 @@ class Layout:
     # ---- checks -------------------------------------------------------------
     def all_cards(self) -> Counter:
         """Every card the position holds, foundation cards included."""
-        cnt = Counter()
-        for col in self.columns:
-            cnt.update(col)
-        cnt.update(self.stock)
-        cnt.update(self.waste)
-        cnt.update(c for c in self.cells if c is not None)
-        for top in self.foundations:
-            cnt.update(make_card(r, suit_of(top)) for r in range(1, rank_of(top) + 1))
-        return cnt
+        cards = [c for col in self.columns for c in col]
+        cards += self.stock
+        cards += self.waste
+        cards += [c for c in self.cells if c is not None]
+        for top in self.foundations:  # the ace of its suit up to it
+            cards += range(make_card(1, suit_of(top)), top + 1)
+        return Counter(cards)
 
     def validate(self, rules: Rules) -> "Layout":
         """Check that this is a position the rules can reach; raise LayoutError if not."""

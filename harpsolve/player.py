@@ -160,6 +160,16 @@ def stock_seen_after(stock_seen, move: Move, stock_left: int) -> tuple[bool, ...
     return tuple(stock_seen)
 
 
+_DECKS: dict = {}
+
+
+def _full_deck(decks: int) -> Counter:
+    """Every card of ``decks`` decks (one Counter per deck count, read only)."""
+    if decks not in _DECKS:
+        _DECKS[decks] = Counter(deck(decks))
+    return _DECKS[decks]
+
+
 def observe(game: Game, stock_seen) -> Observation:
     """The player's observation of the true position ``game``, given which stock cards it
     has seen (``stock_seen``, one flag per card of ``game.stock``).  Face-down cards and
@@ -171,7 +181,7 @@ def observe(game: Game, stock_seen) -> Observation:
     view = replace(lay, columns=cols, stock=stock)
     in_view = view.all_cards()
     in_view.pop(UNSEEN, None)
-    unseen = Counter(deck(game.rules.decks)) - in_view
+    unseen = _full_deck(game.rules.decks) - in_view
     return Observation(game.rules, view, tuple(sorted(unseen.elements())))
 
 
@@ -350,6 +360,7 @@ DEFAULT_SAMPLES = 10
 DEFAULT_MAX_NODES = 2_000
 DEFAULT_SEED = 0
 DEFAULT_BOOST = 16  # at most this many times max_nodes per world when no world is solved
+DEFAULT_SCOUT = 1   # the sampling players of play / sweep --play look through the stock first (README)
 
 
 class HopPolicy(Policy):
@@ -485,12 +496,14 @@ class HopPolicy(Policy):
         cards[i], cards[j] = cards[j], cards[i]
         return _unflat(world, cards)
 
+    SHORTCUT = False  # world solves: loops cut from a plan, not detours (solver.solve's shortcut)
+
     def _solve(self, layout: Layout, budget: int):
         """One world solve (the thoughtful solver, no polishing, no replay check: a plan is
         replayed where it is kept), counted in ``nodes`` and ``solves``."""
         from .solver import solve
 
-        r = solve(self.rules, layout=layout, max_nodes=budget, polish=False, verify=False)
+        r = solve(self.rules, layout=layout, max_nodes=budget, polish=False, verify=False, shortcut=self.SHORTCUT)
         self.nodes += r.nodes
         self.solves += 1
         return r
@@ -763,12 +776,15 @@ class PlaySettings:
     max_nodes: int = DEFAULT_MAX_NODES
     seed: int = DEFAULT_SEED
     max_moves: int = 0  # 0: DEFAULT_MAX_MOVES (below)
-    scout: int = 0      # 1: look through the stock first (HopPolicy._scouting)
+    scout: int | None = None  # 1: look through the stock first (HopPolicy._scouting); None: the default,
+    #                           on for the sampling players (DEFAULT_SCOUT), off for the others
     boost: int = DEFAULT_BOOST  # HopPolicy: budget multiple at most, when no world is solved
 
     def __post_init__(self):
         if self.policy not in POLICIES:
             raise ValueError(f"unknown policy {self.policy!r}; choose one of {', '.join(POLICIES)}")
+        if self.scout is None:
+            object.__setattr__(self, "scout", DEFAULT_SCOUT if self.sampling else 0)
         for name, least in (("samples", 1), ("max_nodes", 1), ("max_moves", 0), ("boost", 1)):
             if getattr(self, name) < least:
                 raise ValueError(f"{name} must be at least {least}")
@@ -798,16 +814,17 @@ class PlaySettings:
 
     @classmethod
     def from_label(cls, label: str) -> "PlaySettings":
-        """The settings a :attr:`label` names (what a row's ``policy`` column holds)."""
+        """The settings a :attr:`label` names (what a row's ``policy`` column holds); a label
+        without ``scout=1`` is a player without the scout."""
         policy, *fields = label.split()
-        kw = {k: int(v) for k, v in (f.split("=", 1) for f in fields)}
+        kw = {"scout": 0, **{k: int(v) for k, v in (f.split("=", 1) for f in fields)}}
         return cls(policy, **kw)
 
     def options(self) -> str:
         """The ``sweep`` options that play with these settings: ``--play hop --samples 10 ...``."""
         if self.sampling:
             return (f"--play {self.policy} --samples {self.samples} --max-nodes {self.max_nodes} "
-                    f"--seed {self.seed} --max-moves {self.max_moves}" + (" --scout" if self.scout else "")
+                    f"--seed {self.seed} --max-moves {self.max_moves} " + ("--scout" if self.scout else "--no-scout")
                     + (f" --boost {self.boost}" if self.boost != DEFAULT_BOOST else ""))
         return f"--play {self.policy} --max-moves {self.max_moves}"
 

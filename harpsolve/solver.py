@@ -149,7 +149,7 @@ def solve(variant: str | Rules = "easy-harp", deal: int | None = None, *, layout
           max_memory: int = DEFAULT_MAX_MEMORY, heuristic: str = DEFAULT_HEURISTIC, verify: bool = True,
           auto: bool = True, prune: bool = True, algorithm: str = DEFAULT_ALGORITHM,
           weight: float | None = None, cost: str = "tokens", cuts: int | None = None,
-          settings: SearchSettings | None = None, polish: bool = True) -> SolveResult:
+          settings: SearchSettings | None = None, polish: bool = True, shortcut: bool = True) -> SolveResult:
     """Classify one deal (by number) or one layout.
 
     ``max_nodes``/``timeout``/``max_memory`` are the budgets (None or 0 = no
@@ -169,6 +169,10 @@ def solve(variant: str | Rules = "easy-harp", deal: int | None = None, *, layout
     on most deals, so sweeps and ``bench`` leave it out: their solutions are
     the search's line with its loops and one-move detours cut, replayed all
     the same.
+    ``shortcut``: cut the detours out of the search's line (search/shortcut.py; loops are
+    cut always).  The sampling player's world solves leave it out: their plans are cut at
+    the next card shown and replayed in the reference engine anyway, and it was an eighth
+    of an easy-harp game's time.
     """
     rules = resolve_rules(variant, overrides)
     if layout is None:
@@ -195,7 +199,8 @@ def solve(variant: str | Rules = "easy-harp", deal: int | None = None, *, layout
                             timeout=timeout, max_memory=max_memory, verify=verify)
 
     t0 = time.perf_counter()
-    pos = engine.Position(rules, layout, heuristic=HEURISTICS[heuristic], auto=auto, prune=prune, cuts=cuts)
+    pos = engine.Position(rules, layout, heuristic=HEURISTICS[heuristic], auto=auto, prune=prune, cuts=cuts,
+                          shortcut=shortcut)
     schedule = engine.SCHEDULES[algorithm]
     if algorithm == "portfolio" and not (prune and auto):
         schedule = engine.DFS  # the other engines have cuts of their own: soundness tests use the plain search

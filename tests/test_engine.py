@@ -105,6 +105,20 @@ def test_an_unpolished_solution_replays_and_polishing_only_shortens():
         assert rep.ok and rep.won
 
 
+def test_without_the_shortcut_the_line_still_wins_and_is_no_shorter():
+    """``shortcut=False`` (the sampling player's world solves) writes the search's line with its
+    loops cut but not its detours: the same search, a line that replays to a win, never shorter
+    than the shortcut one.  (Deals whose line the shortcut shortens, so that the two differ.)"""
+    differ = 0
+    for variant, deal in (("easy-harp", 1), ("easy-harp", 2), ("klondike-3", 5), ("bakers-game", 1)):
+        cut = solve(variant, deal, polish=False)
+        raw = solve(variant, deal, polish=False, shortcut=False, verify=True)
+        assert raw.solved and (raw.engine, raw.nodes) == (cut.engine, cut.nodes)
+        assert len(raw.moves) >= len(cut.moves)
+        differ += len(raw.moves) > len(cut.moves)
+    assert differ  # the comparison means something only where the shortcut did cut
+
+
 @pytest.mark.parametrize("variant,deal", [("klondike-3", 1), ("big-harp", 1), ("easy-harp", 3), ("bakers-game", 1)])
 def test_under_a_deadline_every_engine_reads_the_clock_within_a_slice(variant, deal):
     """A --timeout is overrun by at most one slice of DEADLINE_SLICE nodes (about a

@@ -285,6 +285,18 @@ def test_scout_and_hop_action_labels_name_their_settings(settings):
         PlaySettings("hop", boost=0)
 
 
+def test_the_scout_is_on_by_default_for_the_sampling_players_only():
+    assert PlaySettings("hop-action").scout == PlaySettings("hop").scout == 1
+    assert PlaySettings("rules").scout == 0
+    # rows written before the scout was the default name no scout: they were played without it
+    old = PlaySettings.from_label("hop-action samples=40 max_nodes=2000 seed=0 max_moves=5000")
+    assert old.scout == 0 and old.label == "hop-action samples=40 max_nodes=2000 seed=0 max_moves=5000"
+    assert old.options().endswith("--no-scout") and PlaySettings("hop").options().endswith("--scout")
+    r = _run(["play", "klondike-1", "4", "--samples", "2", "--max-nodes", "300", "--no-scout", "--max-moves", "3",
+              "--json"])
+    assert r.exit_code in (0, 12) and "scout" not in json.loads(r.output)["params"], r.output
+
+
 @pytest.mark.parametrize("boost,budgets", [(16, [100, 200, 400, 800, 1600]), (5, [100, 200, 400]), (1, [100])])
 def test_boost_bounds_the_retries_when_no_world_is_solved(boost, budgets, monkeypatch):
     """While no world has a plan, the worlds are solved again with twice the budget, up to
@@ -325,8 +337,9 @@ def test_play_json_solution_verifies(tmp_path):
     r = _run(["play", "--layout", str(path), "--samples", "3", "--max-nodes", "1500", "--seed", "2", "--json"])
     record = json.loads(r.output)
     assert record["won"] and r.exit_code == 0
-    # hop-action is the default policy
-    assert record["policy"] == "hop-action" and record["params"] == {"samples": 3, "max_nodes": 1500, "seed": 2}
+    # hop-action is the default policy, with the scout on
+    assert record["policy"] == "hop-action"
+    assert record["params"] == {"samples": 3, "max_nodes": 1500, "seed": 2, "scout": 1}
     assert record["moves_played"] == len(record["moves"]) == len(record["solution"]["moves"])
     sol = tmp_path / "solution.json"
     sol.write_text(json.dumps(record["solution"]))
@@ -342,6 +355,7 @@ def test_play_json_solution_verifies(tmp_path):
     (["play", "easy-harp", "1", "--max-nodes", "-5"], "--max-nodes"),
     (["play", "easy-harp", "1", "--policy", "rules", "--seed", "3"], "--seed"),
     (["play", "easy-harp", "1", "--policy", "rules", "--scout"], "--scout"),
+    (["play", "easy-harp", "1", "--policy", "rules", "--no-scout"], "--scout"),
     (["play", "easy-harp", "1", "--policy", "rules", "--boost", "2"], "--boost"),
     (["play", "easy-harp", "1", "--boost", "0"], "--boost"),
     (["play", "easy-harp"], "give a deal to play"),

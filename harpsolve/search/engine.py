@@ -95,6 +95,7 @@ class Position:
     auto: bool = True
     prune: bool = True
     cuts: int = 0
+    shortcut: bool = True  # cut the detours out of a found line (search/shortcut.py), not only its loops
     root: np.ndarray = field(init=False)
     p: np.ndarray = field(init=False)   # the classifier's kernel vector
 
@@ -104,6 +105,12 @@ class Position:
         self.root = pack(self.layout, self.rules)
         self.p = kernel_params(self.rules, auto=self.auto, prune=self.prune, heuristic=self.heuristic,
                                dominance=True, cuts=self.cuts)
+
+    def tokens(self, path, p) -> list[str]:
+        """A kernel path found from the root under params ``p``, as SPEC move tokens."""
+        from .shortcut import line_tokens
+
+        return line_tokens(self.root, path, p, jump=self.shortcut)
 
 
 class Memory:
@@ -171,7 +178,6 @@ class _DfsEngine(Engine):
 
     def advance(self, nodes, deadline):
         from . import dfs
-        from .shortcut import line_tokens
 
         s = self.search
         before = s.nodes
@@ -179,7 +185,7 @@ class _DfsEngine(Engine):
         self.nodes += s.nodes - before
         out = Outcome("unknown", self.name, nodes=s.nodes, states=s.states, reason=why, max_depth=s.max_depth)
         if code == dfs.R_SOLVED:
-            out.status, out.tokens = "solved", line_tokens(self.pos.root, s.path(), self.kp)
+            out.status, out.tokens = "solved", self.pos.tokens(s.path(), self.kp)
         elif code == dfs.R_EXHAUSTED and s.complete:
             out.status, out.proof = "unsolvable", self.proof
         if code is not None or why == "memory":
@@ -241,7 +247,6 @@ class Climb(Engine):
 
     def _one(self, cap, deadline=None):
         from .ehc import climb_once
-        from .shortcut import line_tokens
 
         if deadline is not None:
             # a climb reads no clock: under a deadline it gets the nodes that fit in the time
@@ -256,7 +261,7 @@ class Climb(Engine):
         self.nodes += used
         if path is not None:
             self.done = True
-            return Outcome("solved", f"climb {self.attempt}", tokens=line_tokens(self.pos.root, path, self.kp),
+            return Outcome("solved", f"climb {self.attempt}", tokens=self.pos.tokens(path, self.kp),
                            nodes=used)
         return None
 
@@ -381,7 +386,6 @@ class Restarts(Engine):
 
     def advance(self, nodes, deadline):
         from . import dfs
-        from .shortcut import line_tokens
 
         used = 0
         while not nodes or used < nodes:
@@ -397,7 +401,7 @@ class Restarts(Engine):
             self.nodes += s.nodes - before
             if code == dfs.R_SOLVED:
                 self.done = True
-                return Outcome("solved", name, tokens=line_tokens(self.pos.root, s.path(), p), nodes=s.nodes,
+                return Outcome("solved", name, tokens=self.pos.tokens(s.path(), p), nodes=s.nodes,
                                states=s.states, max_depth=s.max_depth)
             if code == dfs.R_EXHAUSTED and s.complete and not streamlined:
                 self.done = True

@@ -123,8 +123,10 @@ def shortcut(root: np.ndarray, path: list[int], p: np.ndarray) -> list[int]:
     return [int(x) for x in arr]
 
 
-def line_tokens(root: np.ndarray, path: list[int], p: np.ndarray) -> list[str]:
-    """A kernel path found under ``p`` as SPEC move tokens, loops and detours cut first."""
+def line_tokens(root: np.ndarray, path: list[int], p: np.ndarray, jump: bool = True) -> list[str]:
+    """A kernel path found under ``p`` as SPEC move tokens, loops cut first and, with ``jump``,
+    detours (:func:`shortcut`)."""
     from ..solution import path_tokens
 
-    return path_tokens(root, shortcut(root, shorten(root, path, p), p), p)
+    path = shorten(root, path, p)
+    return path_tokens(root, shortcut(root, path, p) if jump else path, p)
