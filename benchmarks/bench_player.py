@@ -36,12 +36,14 @@ def main(argv=None) -> int:
                                                 "[default: the player's]")
     ap.add_argument("--boost", type=int, default=0, help="sampling players: budget multiple at most when no "
                                                         "world is solved [default: the player's]")
+    ap.add_argument("--widen", default="", help="hop-action: comma-separated longest actions scored that no plan "
+                                                "proposed (0: none) [default: the player's]")
     ap.add_argument("--quiet", action="store_true")
     ap.add_argument("--csv", help="also write the table to this CSV file")
     a = ap.parse_args(argv)
 
     from harpsolve.deals import deal_layout
-    from harpsolve.player import DEFAULT_BOOST, DEFAULT_MAX_NODES, DEFAULT_SAMPLES, PlaySettings, play
+    from harpsolve.player import DEFAULT_BOOST, DEFAULT_MAX_NODES, DEFAULT_SAMPLES, DEFAULT_WIDEN, PlaySettings, play
     from harpsolve.rules import get_rules
     from harpsolve.solver import warm_up
     from harpsolve.stats import wilson
@@ -52,11 +54,13 @@ def main(argv=None) -> int:
     settings = []
     for policy in a.policy.split(","):
         if PlaySettings(policy).sampling:
+            widths = a.widen.split(",") if a.widen and policy == "hop-action" else [DEFAULT_WIDEN]
             for n in (a.samples.split(",") if a.samples else [DEFAULT_SAMPLES]):
                 for scout in (a.scout.split(",") if a.scout else [None]):
-                    settings.append(PlaySettings(policy, samples=int(n), max_nodes=a.max_nodes or DEFAULT_MAX_NODES,
-                                                 scout=None if scout is None else int(scout),
-                                                 boost=a.boost or DEFAULT_BOOST))
+                    for widen in widths:
+                        settings.append(PlaySettings(policy, samples=int(n), max_nodes=a.max_nodes or DEFAULT_MAX_NODES,
+                                                     scout=None if scout is None else int(scout),
+                                                     boost=a.boost or DEFAULT_BOOST, widen=int(widen)))
         else:
             settings.append(PlaySettings(policy))
     warm_up(rules, deal_layout(rules, deals[0]))

@@ -603,12 +603,15 @@ POLICY_NAMES = (*SAMPLING_POLICIES, "rules")
 @click.option("--boost", type=int, default=None,
               help="hop, hop-action: when no world is solved, solve again with up to this many times the nodes "
                    "(1 = never) [default: 16].")
+@click.option("--widen", type=int, default=None,
+              help="hop-action: where the best action the samples' plans propose loses some sample, also score "
+                   "every action of at most this many moves that no plan proposed (0 = none) [default: 0].")
 @click.option("--max-moves", type=int, default=None, help="Stop the game after this many moves [default: 5000].")
 @click.option("--json", "as_json", is_flag=True,
               help="Print the game record as JSON; its 'solution' (a won game) is what `harpsolve verify` reads.")
 @friendly
 def play_cmd(variant, deal_ref, layout_file, rule_overrides, policy, samples, max_nodes, seed, scout, boost,
-             max_moves, as_json):
+             widen, max_moves, as_json):
     """Play deal N of VARIANT (or a layout file) without seeing the face-down
     cards or the stock before they turn: the player's win, not the solver's.
 
@@ -631,7 +634,7 @@ def play_cmd(variant, deal_ref, layout_file, rule_overrides, policy, samples, ma
 
     from .player import play
 
-    settings = _player_settings("--policy", policy, samples, max_nodes, seed, scout, boost, max_moves)
+    settings = _player_settings("--policy", policy, samples, max_nodes, seed, scout, boost, widen, max_moves)
     rules, layout, number, title = _position(variant, deal_ref, layout_file, rule_overrides, "play")
     player = settings.make_policy(rules)
     if settings.sampling:
@@ -734,12 +737,15 @@ def _results_friendly(fn):
 @click.option("--boost", type=int, default=None,
               help="--play hop, hop-action: when no world is solved, solve again with up to this many times the "
                    "nodes (1 = never) [default: 16].")
+@click.option("--widen", type=int, default=None,
+              help="--play hop-action: where the best action the samples' plans propose loses some sample, also "
+                   "score every action of at most this many moves that no plan proposed (0 = none) [default: 0].")
 @click.option("--max-moves", type=int, default=None, help="--play: stop a game after this many moves [default: 5000].")
 @click.option("--no-progress", is_flag=True, help="No progress bar.")
 @_results_friendly
 def sweep_cmd(variant, deal_range, out, layouts, rule_overrides, max_nodes, timeout, max_memory, heuristic, algorithm,
-              weight, workers, engine, scheduler, chunk_size, policy, samples, seed, scout, boost, max_moves,
-              no_progress):
+              weight, workers, engine, scheduler, chunk_size, policy, samples, seed, scout, boost, widen,
+              max_moves, no_progress):
     """Solve every deal of RANGE (default 1-999999) into Parquet files in --out.
 
     \b
@@ -759,8 +765,8 @@ def sweep_cmd(variant, deal_range, out, layouts, rule_overrides, max_nodes, time
     if layouts is not None and deal_range is not None:
         fail("give a deal RANGE or --layouts, not both")
     deals = parse_range(deal_range or DEFAULT_RANGE) if layouts is None else None
-    play = _play_settings(policy, samples, max_nodes, seed, scout, boost, max_moves, timeout, heuristic, algorithm,
-                          weight)
+    play = _play_settings(policy, samples, max_nodes, seed, scout, boost, widen, max_moves, timeout, heuristic,
+                          algorithm, weight)
     if play is not None:
         max_nodes = None  # the player's, not a solver budget of its own
     budgets = dict(max_nodes=max_nodes, timeout=timeout, heuristic=heuristic, algorithm=algorithm, weight=weight,
@@ -781,12 +787,13 @@ def sweep_cmd(variant, deal_range, out, layouts, rule_overrides, max_nodes, time
                f"{s.skipped:,} already done); {counted}, error {c['error']:,}; {rate}")
 
 
-def _play_settings(policy, samples, max_nodes, seed, scout, boost, max_moves, timeout, heuristic, algorithm, weight):
+def _play_settings(policy, samples, max_nodes, seed, scout, boost, widen, max_moves, timeout, heuristic, algorithm,
+                   weight):
     """The player of ``sweep --play`` from the options (None without --play); one line and exit 2
     for an option that does not go with the choice."""
     if policy is None:
         for option, value in (("--samples", samples), ("--seed", seed), ("--scout", scout), ("--boost", boost),
-                              ("--max-moves", max_moves)):
+                              ("--widen", widen), ("--max-moves", max_moves)):
             if value is not None:
                 fail(f"{option} is a setting of --play")
         return None
@@ -794,13 +801,17 @@ def _play_settings(policy, samples, max_nodes, seed, scout, boost, max_moves, ti
                           ("--weight", weight)):
         if value is not None:
             fail(f"{option} is a setting of the solver, not of --play {policy}")
-    return _player_settings("--play", policy, samples, max_nodes, seed, scout, boost, max_moves)
+    return _player_settings("--play", policy, samples, max_nodes, seed, scout, boost, widen, max_moves)
 
 
-def _player_settings(flag, policy, samples, max_nodes, seed, scout, boost, max_moves):
+def _player_settings(flag, policy, samples, max_nodes, seed, scout, boost, widen, max_moves):
     """The player.PlaySettings of ``play --policy`` / ``sweep --play`` (``flag``): the hop
     options refused for another policy, the numbers checked, the defaults filled in."""
-    from .player import DEFAULT_BOOST, DEFAULT_MAX_NODES, DEFAULT_SAMPLES, DEFAULT_SEED, PlaySettings
+    from .player import DEFAULT_BOOST, DEFAULT_MAX_NODES, DEFAULT_SAMPLES, DEFAULT_SEED, DEFAULT_WIDEN, PlaySettings
+
+    if widen is not None and policy != "hop-action":
+        fail(f"--widen is a setting of {flag} hop-action, not {policy}")
+    check_number("--widen", widen, least=0, what="a number of moves")
 
     if policy not in SAMPLING_POLICIES:
         for option, value in (("--samples", samples), ("--max-nodes", max_nodes), ("--seed", seed),
@@ -814,7 +825,8 @@ def _player_settings(flag, policy, samples, max_nodes, seed, scout, boost, max_m
     return PlaySettings(policy, samples=samples or DEFAULT_SAMPLES, max_nodes=max_nodes or DEFAULT_MAX_NODES,
                         seed=DEFAULT_SEED if seed is None else seed, max_moves=max_moves or 0,
                         scout=None if scout is None else int(scout),
-                        boost=DEFAULT_BOOST if boost is None else boost)
+                        boost=DEFAULT_BOOST if boost is None else boost,
+                        widen=DEFAULT_WIDEN if widen is None else widen)
 
 
 @main.command("stats")

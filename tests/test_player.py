@@ -130,7 +130,7 @@ def _moves_until_they_differ(rules, one, two, policy_one, policy_two, steps):
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(variant=st.sampled_from(VARIANTS), seed=st.integers(0, 10**6), left=st.integers(18, 40),
-       policy=st.sampled_from(["hop", "hop-action", "rules"]), scout=st.booleans())
+       policy=st.sampled_from(["hop", "hop-action", "hop-action widen=2", "rules"]), scout=st.booleans())
 def test_never_peeks(variant, seed, left, policy, scout):
     """Two positions that differ only in cards the player has not seen get the same moves,
     with the same seed, until one of those cards is revealed."""
@@ -141,7 +141,9 @@ def test_never_peeks(variant, seed, left, policy, scout):
     if two is None:
         return
     assert Table(rules, one).observation() == Table(rules, two).observation()
+    policy, *widen = policy.split(" widen=")
     extra = dict(scout=scout) if policy != "rules" else {}
+    extra.update(widen=int(widen[0])) if widen else None
     p1, p2 = (make_policy(policy, rules, seed=seed, **SMALL, **extra) for _ in range(2))
     chosen = _moves_until_they_differ(rules, one, two, p1, p2, steps=60)
     assert chosen, "the views were equal, so a first move was chosen"
@@ -176,13 +178,14 @@ def test_the_never_peeks_check_catches_a_peeking_player():
 
 
 # ---- won games are wins -------------------------------------------------------------------------
-@pytest.mark.parametrize("policy", ["hop", "hop-action", "rules"])
-def test_every_won_game_replays_to_a_win(policy):
+@pytest.mark.parametrize("policy,extra", [("hop", {}), ("hop-action", {}), ("hop-action", {"widen": 2}),
+                                          ("rules", {})])
+def test_every_won_game_replays_to_a_win(policy, extra):
     won = 0
     for k, variant in enumerate(VARIANTS * 2):
         rules = get_rules(variant)
         layout = endgame(rules, random.Random(k), 26)
-        record = play(rules, layout, make_policy(policy, rules, seed=k, **SMALL))
+        record = play(rules, layout, make_policy(policy, rules, seed=k, **SMALL, **extra))
         rep = replay(rules, layout, record.moves)
         assert rep.ok, rep.error
         assert rep.won == record.won == (record.end == "won")
@@ -215,6 +218,39 @@ def test_hop_action_scores_actions_by_the_worlds_they_keep_won():
     assert policy.decisions > 0 and policy.solves > 0
     assert policy.decisions <= len(record.moves)
     assert replay(rules, layout, record.moves).ok
+
+
+def _shows(rules, layout, tokens) -> list[bool]:
+    """For each move of ``tokens`` played at a table of ``layout``: does it show a card?"""
+    table, out = Table(rules, layout), []
+    for token in tokens:
+        before = len(table.observation().unseen)
+        table.play(token)
+        out.append(len(table.observation().unseen) < before)
+    return out
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(variant=st.sampled_from(VARIANTS), seed=st.integers(0, 10**6), left=st.integers(20, 50))
+def test_widening_finds_the_short_ways_to_a_card_shown(variant, seed, left):
+    """hop-action's widening (``widen=N``): every action of at most N moves whose last move, and
+    only that one, shows a card; with N = 1 exactly the legal moves that show one; none twice,
+    none already known."""
+    rules = get_rules(variant)
+    layout = endgame(rules, random.Random(seed), left)
+    obs = Table(rules, layout).observation()
+    one = ActionHopPolicy(rules, **SMALL, widen=1)._wider(obs, {})
+    showing = {str(m) for m in obs.legal_moves() if _shows(rules, layout, [str(m)]) == [True]}
+    assert sorted(a.tokens[0] for a in one) == sorted(showing) and all(len(a.tokens) == 1 for a in one)
+    two = ActionHopPolicy(rules, **SMALL, widen=2)._wider(obs, {})
+    for a in two:
+        assert _shows(rules, layout, a.tokens) == [False] * (len(a.tokens) - 1) + [True]
+    assert {tuple(a.tokens) for a in one} <= {tuple(a.tokens) for a in two}
+    assert len({tuple(a.tokens) for a in two}) == len(two)
+    known: dict = {}
+    policy = ActionHopPolicy(rules, **SMALL, widen=2)
+    assert len(policy._wider(obs, known)) == len(known) == len(two)
+    assert policy._wider(obs, known) == []
 
 
 # ---- the stock scout --------------------------------------------------------------------------
@@ -270,13 +306,21 @@ def test_the_command_line_knows_every_policy():
 
 @pytest.mark.parametrize("settings", [PlaySettings("hop", scout=1), PlaySettings("hop-action"),
                                       PlaySettings("hop-action", samples=4, scout=1),
-                                      PlaySettings("hop-action", boost=1), PlaySettings("hop", scout=1, boost=4)])
+                                      PlaySettings("hop-action", boost=1), PlaySettings("hop", scout=1, boost=4),
+                                      PlaySettings("hop-action", widen=2), PlaySettings("hop-action", boost=2, widen=1)])
 def test_scout_and_hop_action_labels_name_their_settings(settings):
     assert PlaySettings.from_label(settings.label) == settings
     assert ("scout=1" in settings.label) == bool(settings.scout) == ("--scout" in settings.options())
     # the default boost is left out, so that the labels of older rows stay what they were
     assert ("boost=" in settings.label) == (settings.boost != 16) == ("--boost" in settings.options())
     assert settings.make_policy(get_rules("klondike-1")).boost == settings.boost
+    # widen likewise (0, the default, is left out)
+    assert ("widen=" in settings.label) == (settings.widen != 0) == ("--widen" in settings.options())
+    assert getattr(settings.make_policy(get_rules("klondike-1")), "widen", 0) == settings.widen
+    with pytest.raises(ValueError):
+        PlaySettings("hop", widen=1)
+    with pytest.raises(ValueError):
+        PlaySettings("hop-action", widen=-1)
     with pytest.raises(ValueError):
         PlaySettings("rules", scout=1)
     with pytest.raises(ValueError):
@@ -358,6 +402,8 @@ def test_play_json_solution_verifies(tmp_path):
     (["play", "easy-harp", "1", "--policy", "rules", "--no-scout"], "--scout"),
     (["play", "easy-harp", "1", "--policy", "rules", "--boost", "2"], "--boost"),
     (["play", "easy-harp", "1", "--boost", "0"], "--boost"),
+    (["play", "easy-harp", "1", "--policy", "hop", "--widen", "1"], "--widen"),
+    (["play", "easy-harp", "1", "--widen", "-1"], "--widen"),
     (["play", "easy-harp"], "give a deal to play"),
     (["play", "easy-harp", "1", "--max-moves", "0"], "--max-moves"),
 ])

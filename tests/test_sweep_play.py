@@ -114,6 +114,9 @@ def test_the_cli_plays_and_refuses_options_that_do_not_go_with_the_choice(tmp_pa
             (["--boost", "2"], "--boost is a setting of --play"),
             (["--play", "rules", "--boost", "2"], "--boost is a setting of --play hop or hop-action, not rules"),
             (["--play", "hop", "--boost", "0"], "--boost takes a multiple of --max-nodes >= 1"),
+            (["--widen", "2"], "--widen is a setting of --play"),
+            (["--play", "hop", "--widen", "2"], "--widen is a setting of --play hop-action, not hop"),
+            (["--play", "hop-action", "--widen", "-1"], "--widen takes a number of moves >= 0"),
             (["--play", "hop", "--algorithm", "dfs"], "--algorithm is a setting of the solver, not of --play hop"),
             (["--play", "hop", "--samples", "0"], "--samples takes a number of worlds >= 1"),
     ):

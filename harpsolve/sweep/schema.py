@@ -86,7 +86,7 @@ TABLE = (
            "`dead end: 7C`; null otherwise", since=2, older=None),
     Column("policy", "string", "`sweep --play` rows: the player and its settings (`hop-action samples=10 "
            "max_nodes=2000 seed=0 max_moves=5000`, ` scout=1` at the end when the scout is on, ` boost=N` when "
-           "not the default 16); null in the "
+           "not the default 16, ` widen=N` when not 0); null in the "
            "solver's rows", since=3, older=None),
 )
 
