@@ -429,9 +429,19 @@ class Game:
         for i in range(1, ncell + 1):
             yield Move(CELL_TO_FOUNDATION, src=i)
         yield Move(WASTE_TO_FOUNDATION)
+        # where only the top card moves (column_moves single), a longer run can move only if it is
+        # king-led (king_runs), so only that length is a candidate: the same legal moves, found
+        # without asking why_illegal about every other length (a harp player's rules fallback
+        # spent a quarter of its game there)
+        single = self.rules.column_moves == "single"
         for i in range(1, ncol + 1):
+            up = self.face_up(i - 1)
+            lengths = range(1, len(up) + 1)
+            if single:
+                lengths = [1] + [n for n in range(2, len(up) + 1)
+                                 if self.rules.king_runs and rank_of(up[len(up) - n]) == KING]
             for j in range(1, ncol + 1):
-                for n in range(1, len(self.face_up(i - 1)) + 1):
+                for n in lengths:
                     yield Move(COLUMN_TO_COLUMN, i, j, n)
         for j in range(1, ncol + 1):
             yield Move(WASTE_TO_COLUMN, dst=j)

@@ -43,6 +43,7 @@ renaming places.  harpsolve therefore models places reserved per suit.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 import json
 from dataclasses import dataclass, fields
@@ -106,9 +107,10 @@ class Rules:
     def unlimited_passes(self) -> bool:
         return self.passes == 0
 
-    @property
+    @functools.cached_property
     def label(self) -> str:
-        """The variant id, followed by the overrides that differ from its preset."""
+        """The variant id, followed by the overrides that differ from its preset (computed once:
+        the reference engine names the rules in its reasons, move after move)."""
         base = VARIANTS.get(self.name)
         if base is None:
             return self.name
