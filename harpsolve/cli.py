@@ -587,25 +587,44 @@ SAMPLING_POLICIES = ("hop", "hop-action")
 POLICY_NAMES = (*SAMPLING_POLICIES, "rules")
 
 
+def _sampling_options(flag: str):
+    """The sampling players' options, shared by ``play`` (``flag`` "") and ``sweep --play``
+    (``flag`` "--play "); the defaults are player.DEFAULT_* (not imported here: the command
+    line starts without loading the player)."""
+    opts = (
+        click.option("--samples", type=int, default=None,
+                     help=f"{flag}hop, hop-action: sampled worlds per decision [default: 10]."),
+        click.option("--seed", type=int, default=None,
+                     help=f"{flag}hop, hop-action: random seed of the sampling [default: 0]."),
+        click.option("--scout/--no-scout", default=None,
+                     help=f"{flag}hop, hop-action: with unlimited passes, look through the whole stock first (it "
+                          "comes back unchanged) [default: on]."),
+        click.option("--boost", type=int, default=None,
+                     help=f"{flag}hop, hop-action: when no world is solved, solve again with up to this many times "
+                          "the nodes (1 = never) [default: 16]."),
+        click.option("--widen", type=int, default=None,
+                     help=f"{flag}hop-action: where the best action the samples' plans propose loses some sample, "
+                          "also score every action of at most this many moves that no plan proposed (0 = none) "
+                          "[default: 0]."),
+    )
+
+    def decorate(fn):
+        for option in reversed(opts):
+            fn = option(fn)
+        return fn
+
+    return decorate
+
+
 @main.command("play", context_settings=_NUMBERS_ARE_ARGUMENTS)
 @_position_arguments("Play")
 @click.option("--policy", type=click.Choice(POLICY_NAMES), default="hop-action", show_default=True,
               help="hop-action: sample the unseen cards, score each way to the next card shown by the samples "
                    "it keeps won; hop: play the move most samples' solutions start with; "
                    "rules: a careful human's rules of thumb.")
-@click.option("--samples", type=int, default=None, help="hop, hop-action: sampled worlds per decision [default: 10].")
 @click.option("--max-nodes", type=int, default=None,
               help="hop, hop-action: solver nodes per sampled world [default: 2000].")
-@click.option("--seed", type=int, default=None, help="hop, hop-action: random seed of the sampling [default: 0].")
-@click.option("--scout/--no-scout", default=None,
-              help="hop, hop-action: with unlimited passes, look through the whole stock first (it comes back "
-                   "unchanged) [default: on].")
-@click.option("--boost", type=int, default=None,
-              help="hop, hop-action: when no world is solved, solve again with up to this many times the nodes "
-                   "(1 = never) [default: 16].")
-@click.option("--widen", type=int, default=None,
-              help="hop-action: where the best action the samples' plans propose loses some sample, also score "
-                   "every action of at most this many moves that no plan proposed (0 = none) [default: 0].")
+@_sampling_options("")
 @click.option("--max-moves", type=int, default=None, help="Stop the game after this many moves [default: 5000].")
 @click.option("--json", "as_json", is_flag=True,
               help="Print the game record as JSON; its 'solution' (a won game) is what `harpsolve verify` reads.")
@@ -727,19 +746,7 @@ def _results_friendly(fn):
 @click.option("--play", "policy", type=click.Choice(POLICY_NAMES), default=None,
               help="Play every deal with this player, who does not see the face-down cards (as `harpsolve play`), "
                    "instead of solving it: rows won or lost. --max-nodes is then the nodes per sampled world.")
-@click.option("--samples", type=int, default=None,
-              help="--play hop, hop-action: sampled worlds per decision [default: 10].")
-@click.option("--seed", type=int, default=None,
-              help="--play hop, hop-action: random seed of the sampling [default: 0].")
-@click.option("--scout/--no-scout", default=None,
-              help="--play hop, hop-action: with unlimited passes, look through the whole stock first "
-                   "[default: on].")
-@click.option("--boost", type=int, default=None,
-              help="--play hop, hop-action: when no world is solved, solve again with up to this many times the "
-                   "nodes (1 = never) [default: 16].")
-@click.option("--widen", type=int, default=None,
-              help="--play hop-action: where the best action the samples' plans propose loses some sample, also "
-                   "score every action of at most this many moves that no plan proposed (0 = none) [default: 0].")
+@_sampling_options("--play ")
 @click.option("--max-moves", type=int, default=None, help="--play: stop a game after this many moves [default: 5000].")
 @click.option("--no-progress", is_flag=True, help="No progress bar.")
 @_results_friendly

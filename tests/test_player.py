@@ -297,6 +297,19 @@ def test_no_scout_where_it_would_cost_something():
     assert HopPolicy(rules, **SMALL, scout=True)._scouting(table.observation()) is None
 
 
+@pytest.mark.parametrize("command", ["play", "sweep"])
+def test_the_sampling_options_state_the_players_defaults(command):
+    """play and sweep --play share their sampling options; the defaults their help states are the
+    player's (written out there so that the command line starts without loading the player)."""
+    from harpsolve import player
+
+    params = {p.name: p for p in main.commands[command].params}
+    for name, default in (("samples", player.DEFAULT_SAMPLES), ("seed", player.DEFAULT_SEED),
+                          ("boost", player.DEFAULT_BOOST), ("widen", player.DEFAULT_WIDEN),
+                          ("scout", "on" if player.DEFAULT_SCOUT else "off")):
+        assert params[name].help.endswith(f"[default: {default}]."), (name, params[name].help)
+
+
 def test_the_command_line_knows_every_policy():
     from harpsolve.cli import POLICY_NAMES, SAMPLING_POLICIES
 
