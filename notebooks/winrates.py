@@ -285,9 +285,17 @@ def player_table(groups):
     return pd.DataFrame(rows)
 
 
+def short_settings(label):
+    """A player's row name in the figure: its policy and the settings that are not the defaults
+    (so that two settings of one player on one game read apart)."""
+    policy, *fields = label.split()
+    common = ("samples=10", "max_nodes=2000", "seed=0", "max_moves=5000")
+    return " ".join([policy] + [f for f in fields if f not in common])
+
+
 players = player_table(summarize(results)) if len(frame) else pd.DataFrame()
 if len(players):
-    fig, ax = plt.subplots(figsize=(7.5, 0.6 * len(players) + 1.8))
+    fig, ax = plt.subplots(figsize=(9, 0.6 * len(players) + 1.8))
     for i, r in enumerate(players.itertuples()):
         if r.thoughtful_lo == r.thoughtful_lo:
             ax.plot([100 * r.thoughtful_lo, 100 * r.thoughtful_hi], [i, i], color="0.82", lw=9,
@@ -295,7 +303,7 @@ if len(players):
         ax.errorbar([100 * r.rate], [i], xerr=[[100 * (r.rate - r.ci_lo)], [100 * (r.ci_hi - r.rate)]], fmt="o",
                     color="C1", capsize=4, label="player, 95% Wilson CI" if i == 0 else None)
         ax.annotate(f"n={r.games}", (101, i), va="center", fontsize="small", color="0.4")
-    ax.set_yticks(range(len(players)), [f"{r.rules} {r.player}" for r in players.itertuples()])
+    ax.set_yticks(range(len(players)), [f"{r.rules} {short_settings(r.settings)}" for r in players.itertuples()])
     ax.set_xlim(0, 110)
     ax.set_ylim(-0.6, len(players) - 0.4)
     ax.set_xlabel("games won (%)")
