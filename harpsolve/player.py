@@ -673,7 +673,6 @@ class ActionHopPolicy(HopPolicy):
         self.queue: list[str] = []  # the rest of the action being played
         self.decisions = 0          # actions chosen
         self.scored = 0             # worlds solved again after an action
-        self.widened = 0            # decisions won by an action no plan proposed
 
     def params(self) -> dict:
         p = super().params()
@@ -784,14 +783,12 @@ class ActionHopPolicy(HopPolicy):
             if scored is not None and scored[0] > best_wins:
                 best, (best_wins, best_plans) = a, scored
         if self.widen and best_wins < len(solved):  # contested: look beyond the plans (class docstring)
-            proposed = best
             for a in self._wider(obs, actions):
                 scored = self._score(a, solved, cards, best_wins)
                 if scored is not None and scored[0] > best_wins:
                     best, (best_wins, best_plans) = a, scored
                     if best_wins == len(solved):
                         break
-            self.widened += best is not proposed
         self.decisions += 1
         # every world now carries a plan that starts with the action to be played, or none
         for k, s in enumerate(self.worlds):
@@ -817,7 +814,7 @@ def make_policy(name: str, rules: Rules, *, samples: int = DEFAULT_SAMPLES, max_
                 seed: int = DEFAULT_SEED, scout: bool = False, boost: int = DEFAULT_BOOST,
                 widen: int = DEFAULT_WIDEN) -> Policy:
     """The policy called ``name`` (``hop``, ``hop-action`` or ``rules``); ``rules`` ignores the
-    sampling settings, ``hop`` ``widen``."""
+    sampling settings and ``hop`` ``widen`` (a setting of ``hop-action`` only)."""
     if name not in POLICIES:
         raise ValueError(f"unknown policy {name!r}; choose one of {', '.join(POLICIES)}")
     kw = dict(samples=samples, max_nodes=max_nodes, seed=seed, scout=scout, boost=boost)
