@@ -5,11 +5,14 @@
     python benchmarks/bench_afree.py --variant klondike-1 --deals 1-200 --no-solver    # afree alone
     python benchmarks/bench_afree.py --variant klondike-1 --deals 1-300 --nodes 0 --against no-defer
     python benchmarks/bench_afree.py --variant klondike-3 --rule draw=1 --deals 1-300 --nodes 0 --against no-defer
+    python benchmarks/bench_afree.py --variant big-harp --deals 41-140 --nodes 300000 --against order --order CFL,TF,RV,CFP,TC,TB
 
 For every deal: ``afree.run`` (search/afree.py) at ``--nodes`` and, unless
 ``--no-solver``, ``harpsolve.solver.solve`` at ``--solver-nodes`` (its default
 schedule) -- or, with ``--against no-defer``, afree again without deferring
-talon plays (``afree._wanted``) at ``--nodes``.  Prints, per engine, solved /
+talon plays (``afree._wanted``) at ``--nodes``, or with ``--against order``,
+afree again trying the move kinds in the ``--order`` given (the first run
+uses the rules' own order, ``afree.default_order``).  Prints, per engine, solved /
 unsolvable / unknown, the median and mean milliseconds per deal (compile time
 excluded: one warm-up deal first) and the states entered, then every deal
 where the two disagree.
@@ -37,8 +40,11 @@ def main(argv=None) -> int:
     ap.add_argument("--nodes", type=int, default=1_000_000, help="afree's node budget (0 = none)")
     ap.add_argument("--solver-nodes", type=int, default=2_000_000, help="the solver's node budget")
     ap.add_argument("--no-solver", action="store_true", help="run afree only")
-    ap.add_argument("--against", choices=("solver", "no-defer"), default="solver",
-                    help="the second engine: the solver, or afree without deferred talon plays")
+    ap.add_argument("--against", choices=("solver", "no-defer", "order"), default="solver",
+                    help="the second engine: the solver, afree without deferred talon plays, or afree with --order")
+    ap.add_argument("--order", default="",
+                    help="--against order: the move kinds, first tried first (TF,TC,CFL,CFP,RV,TB: talon home, "
+                         "talon to a column, locked card home, face-up card home, reveal, take-back)")
     ap.add_argument("--rule", action="append", default=[], help="a rules override NAME=VALUE (repeatable)")
     ap.add_argument("--quiet", action="store_true")
     a = ap.parse_args(argv)
@@ -50,7 +56,15 @@ def main(argv=None) -> int:
     from harpsolve.solver import solve
 
     rules = get_rules(a.variant, a.rule or None)
-    second = "afree without deferral" if a.against == "no-defer" else "solver"
+    kinds = {"TF": afree.MK_TF, "TC": afree.MK_TC, "CFL": afree.MK_CFL, "CFP": afree.MK_CFP, "RV": afree.MK_RV,
+             "TB": afree.MK_TB}
+    order = None
+    if a.against == "order":
+        order = tuple(kinds.get(k.strip().upper(), -1) for k in a.order.split(","))
+        if sorted(order) != sorted(kinds.values()):
+            print(f"--order takes each of {','.join(kinds)} once, not {a.order!r}")
+            return 2
+    second = {"no-defer": "afree without deferral", "order": f"afree {a.order}"}.get(a.against, "solver")
     deals = _range(a.deals)
     if not afree.applies(rules):
         print(f"afree does not apply to {rules.label}")
@@ -75,9 +89,11 @@ def main(argv=None) -> int:
         s_status, ts, s_states = None, None, 0
         if not a.no_solver:
             t = time.perf_counter()
-            if a.against == "no-defer":
-                s = afree.run(rules, lay, max_nodes=a.nodes, defer=False)
+            if a.against in ("no-defer", "order"):
+                s = afree.run(rules, lay, max_nodes=a.nodes, defer=a.against != "no-defer", order=order)
                 s_states = s.states
+                if s.status == "solved" and not replay(rules, lay, s.tokens).won:
+                    bad.append((n, f"{second}: its solution fails replay"))
             else:
                 s = solve(rules, layout=lay, max_nodes=a.solver_nodes)
             ts = time.perf_counter() - t
@@ -88,7 +104,7 @@ def main(argv=None) -> int:
         if not a.quiet:
             print(f"{n:7d} afree {r.status:10s} {r.states:9d} states {ta * 1000:9.1f} ms"
                   + (f"   {second} {s_status:10s} {ts * 1000:9.1f} ms" if s_status else "")
-                  + (f" {s_states:9d} states" if a.against == "no-defer" and s_status else ""), flush=True)
+                  + (f" {s_states:9d} states" if a.against != "solver" and s_status else ""), flush=True)
 
     def summary(name, statuses, times, states=None):
         c = {k: statuses.count(k) for k in ("solved", "unsolvable", "unknown")}
@@ -97,10 +113,10 @@ def main(argv=None) -> int:
               + (f"   states {sum(states):,}" if states is not None else ""))
 
     print(f"\n{rules.label} deals {a.deals}: afree at {a.nodes} nodes"
-          + ("" if a.no_solver else f", {second} at {a.nodes if a.against == 'no-defer' else a.solver_nodes} nodes"))
+          + ("" if a.no_solver else f", {second} at {a.nodes if a.against != 'solver' else a.solver_nodes} nodes"))
     summary("afree", [r[1] for r in rows], [r[3] for r in rows], [r[2] for r in rows])
-    if a.against == "no-defer" and not a.no_solver:
-        summary("no-defer", [r[4] for r in rows], [r[5] for r in rows], [r[6] for r in rows])
+    if a.against != "solver" and not a.no_solver:
+        summary(a.against, [r[4] for r in rows], [r[5] for r in rows], [r[6] for r in rows])
     elif not a.no_solver:
         summary("solver", [r[4] for r in rows], [r[5] for r in rows])
         only_a = sum(1 for r in rows if r[1] != "unknown" and r[4] == "unknown")

@@ -216,6 +216,42 @@ def test_both_verdicts_occur_on_small_positions():
         assert {"solved", "unsolvable"} <= seen, variant
 
 
+def test_the_move_order_follows_the_pass_limit():
+    """Where passes are limited the talon's plays to a column come first (afree.PASS_LIMIT_ORDER);
+    a rules field decides it, not the variant's name."""
+    assert afree.default_order(get_rules("big-harp")) == afree.PASS_LIMIT_ORDER
+    assert afree.default_order(get_rules("klondike-3", ["passes=3"])) == afree.PASS_LIMIT_ORDER
+    for v in ("klondike-1", "klondike-3", "endless-harp"):
+        assert afree.default_order(get_rules(v)) == afree.DEFAULT_ORDER
+    assert afree.default_order(get_rules("big-harp", ["passes=0"])) == afree.DEFAULT_ORDER
+    for order in (afree.DEFAULT_ORDER, afree.PASS_LIMIT_ORDER):
+        assert sorted(order) == list(range(6))
+    rules = get_rules("big-harp")
+    pr = afree.Problem(rules, deal_layout(rules, 1))
+    ranks = pr.q[afree.Q_PRI:afree.Q_PRI + 6]
+    assert [int(ranks[k]) for k in afree.PASS_LIMIT_ORDER] == list(range(6))
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(variant=st.sampled_from(RUN_GAMES), passes=st.sampled_from([0, 1, 2, 3]), seed=st.integers(0, 2**32),
+       left=st.integers(4, 30), takeback=st.booleans())
+def test_the_move_order_never_changes_a_verdict(variant, passes, seed, left, takeback):
+    """Move ordering decides only which child is tried first: both orders reach the same
+    verdict whenever both decide, and both orders' solutions replay."""
+    rules = get_rules(variant, {"takeback": takeback, "passes": passes})
+    layout = endgame(rules, random.Random(seed), left)
+    out = []
+    for order in (afree.DEFAULT_ORDER, afree.PASS_LIMIT_ORDER):
+        r = afree.run(rules, layout, max_nodes=200_000, order=order)
+        assert r.reason != "concretise", r.abstract
+        if r.status == "solved":
+            rep = replay(rules, layout, r.tokens)
+            assert rep.ok and rep.won, rep.error
+        out.append(r.status)
+    assume("unknown" not in out)
+    assert out[0] == out[1]
+
+
 @pytest.mark.parametrize("variant,deals", [("klondike-3", range(1, 9)), ("klondike-1", range(1, 7)),
                                            ("endless-harp", range(1, 4))])
 def test_agrees_with_the_complete_search_on_deals(variant, deals):

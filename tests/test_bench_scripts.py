@@ -41,6 +41,18 @@ def test_afree_bench_compares_with_and_without_deferral(capsys):
     assert states["afree"] < states["no-defer"]
 
 
+def test_afree_bench_compares_two_move_orders(capsys):
+    """bench_afree.py --against order runs afree in the rules' order and in the one given, on
+    the same deals; a bad --order is refused.  (big-harp deal 2 is solved in either order.)"""
+    bench = _script("bench_afree")
+    assert bench.main(["--variant", "big-harp", "--deals", "2", "--nodes", "200000", "--against", "order",
+                       "--order", "CFL,TF,RV,CFP,TC,TB", "--quiet"]) == 0
+    out = capsys.readouterr().out
+    lines = {line.split()[0]: line for line in out.splitlines() if line.startswith(("afree ", "order "))}
+    assert "solved      1" in lines["afree"] and "solved      1" in lines["order"]
+    assert bench.main(["--variant", "big-harp", "--deals", "2", "--against", "order", "--order", "TF,TC"]) == 2
+
+
 def test_schedule_bench_runs_the_settings_side_by_side(capsys):
     """bench_schedule.py plays the portfolio with one row's share changed, on the same deals."""
     bench = _script("bench_schedule")

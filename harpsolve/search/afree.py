@@ -127,6 +127,19 @@ OB_BITS = 5    # the key's field for the obligation (S_OB: 0, or 1 + a type, at 
 # measured, klondike-3 deals 1-100 at 200 000 nodes: unknown 9 with (CFL, RV, CFP, TF, TC, TB),
 # 7 with this order, 9-10 with three others
 DEFAULT_ORDER = (MK_CFL, MK_TF, MK_RV, MK_CFP, MK_TC, MK_TB)
+# ...but with a pass limit a talon card passed by costs a pass to come back to, and the
+# search that tries the talon's cards on the columns first finds far more solutions:
+# measured (benchmarks/README, twelfth session; afree alone, move orders side by side in
+# one run), big-harp deals 41-140 at 300 000 nodes: 42 solved with this order, 23 with
+# DEFAULT_ORDER (deals 1-40 at 500 000: 25 against 14).  Under unlimited passes it is the
+# worse one (endless-harp deals 1-100 at 100 000 nodes: 94 solved against 99; klondike-1
+# 1-100 at 200 000: 90 against 95), so it is the order only where passes are limited.
+PASS_LIMIT_ORDER = (MK_TC, MK_TF, MK_CFP, MK_RV, MK_CFL, MK_TB)
+
+
+def default_order(rules) -> tuple:
+    """The order children are tried in under ``rules`` (move ordering only)."""
+    return PASS_LIMIT_ORDER if rules.passes else DEFAULT_ORDER
 
 # state vector slots
 S_F = 0        # 8 foundation places (4 * decks used), place = suit * decks + k, sorted per suit
@@ -943,8 +956,9 @@ class AfreeResult:
 class Problem:
     """A layout turned into the kernel's arrays (see the module docstring)."""
 
-    def __init__(self, rules, layout, safe=True, order=DEFAULT_ORDER, defer=True):
+    def __init__(self, rules, layout, safe=True, order=None, defer=True):
         self.rules = rules
+        order = default_order(rules) if order is None else order
         self.ok = True
         self.why = ""
         ncol = rules.n_columns
@@ -1004,7 +1018,7 @@ class Search:
     search slices in turn (search/engine.py) without losing work.
     """
 
-    def __init__(self, rules, layout, safe: bool = True, order=DEFAULT_ORDER, defer: bool = True):
+    def __init__(self, rules, layout, safe: bool = True, order=None, defer: bool = True):
         self.rules, self.layout = rules, layout
         self.result: AfreeResult | None = None
         self.nodes = self.states = 0
@@ -1101,7 +1115,7 @@ PROOF = "exhausted: arrangement-free"
 
 
 def run(rules, layout, *, max_nodes: int = 0, deadline: float | None = None,
-        max_memory: int = 1 << 30, safe: bool = True, order=DEFAULT_ORDER, defer: bool = True) -> AfreeResult:
+        max_memory: int = 1 << 30, safe: bool = True, order=None, defer: bool = True) -> AfreeResult:
     """Decide ``layout`` by exhausting the arrangement-free graph.
 
     ``max_nodes`` (0 = no limit) counts states entered; ``deadline`` is a
@@ -1110,6 +1124,7 @@ def run(rules, layout, *, max_nodes: int = 0, deadline: float | None = None,
     drops useless take-backs (``_useless``); ``defer`` (with ``safe``, draw 1
     and unlimited passes) defers talon plays to a column until they are used
     (``_wanted``); both off only to test those cuts against the search without them.
+    ``order``: the move kinds in the order children are tried (None: ``default_order``).
     """
     s = Search(rules, layout, safe, order, defer)
     r = s.advance(max_nodes, deadline=deadline, reserve=lambda nbytes: nbytes <= max_memory)
