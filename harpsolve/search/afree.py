@@ -129,11 +129,12 @@ OB_BITS = 5    # the key's field for the obligation (S_OB: 0, or 1 + a type, at 
 DEFAULT_ORDER = (MK_CFL, MK_TF, MK_RV, MK_CFP, MK_TC, MK_TB)
 # ...but with a pass limit a talon card passed by costs a pass to come back to, and the
 # search that tries the talon's cards on the columns first finds far more solutions:
-# measured (benchmarks/README, twelfth session; afree alone, move orders side by side in
-# one run), big-harp deals 41-140 at 300 000 nodes: 42 solved with this order, 23 with
-# DEFAULT_ORDER (deals 1-40 at 500 000: 25 against 14).  Under unlimited passes it is the
-# worse one (endless-harp deals 1-100 at 100 000 nodes: 94 solved against 99; klondike-1
-# 1-100 at 200 000: 90 against 95), so it is the order only where passes are limited.
+# measured with ``benchmarks/bench_afree.py --against order`` (afree alone, both orders deal
+# by deal in one run; benchmarks/README, twelfth session), big-harp deals 41-140 at 300 000
+# nodes: 42 solved with this order, 23 with DEFAULT_ORDER; deals 1-40 at 500 000: 23 against
+# 14.  Under unlimited passes it is the worse one (endless-harp deals 1-100 at 100 000 nodes:
+# 97 solved against 99, three times the states; klondike-1 1-100 at 200 000: 91 against 95),
+# so it is the order only where passes are limited.
 PASS_LIMIT_ORDER = (MK_TC, MK_TF, MK_CFP, MK_RV, MK_CFL, MK_TB)
 
 
