@@ -224,6 +224,10 @@ def test_the_move_order_follows_the_pass_limit():
     for v in ("klondike-1", "klondike-3", "endless-harp"):
         assert afree.default_order(get_rules(v)) == afree.DEFAULT_ORDER
     assert afree.default_order(get_rules("big-harp", ["passes=0"])) == afree.DEFAULT_ORDER
+    # the portfolio's second arrangement-free row takes the order the rules do not
+    for v in RUN_GAMES:
+        r = get_rules(v)
+        assert {afree.default_order(r), afree.other_order(r)} == {afree.DEFAULT_ORDER, afree.PASS_LIMIT_ORDER}
     for order in (afree.DEFAULT_ORDER, afree.PASS_LIMIT_ORDER):
         assert sorted(order) == list(range(6))
     rules = get_rules("big-harp")

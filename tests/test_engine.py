@@ -62,6 +62,28 @@ def test_a_solutions_only_row_never_proves():
     assert out.status == "unknown" and out.proof is None
 
 
+@pytest.mark.parametrize("variant", ["klondike-3", "big-harp"])
+def test_the_second_arrangement_free_row_searches_in_the_other_order(variant):
+    """``afree-other`` is the same engine trying the move kinds in the order the rules do not
+    pick, listed for solutions only (it searches the same graph as ``afree``)."""
+    from harpsolve.deals import deal_layout
+    from harpsolve.search import afree
+
+    rules = get_rules(variant)
+    pos = engine.Position(rules, deal_layout(rules, 1))
+    rows = {e.engine: e for e in engine.PORTFOLIO.entries}
+    assert rows["afree"].concludes == engine.BOTH and rows["afree-other"].concludes == engine.SOLUTIONS
+    for name, order in (("afree", afree.default_order(rules)), ("afree-other", afree.other_order(rules))):
+        eng = engine.ENGINES[name](pos, engine.Memory(1 << 30))
+        try:
+            pri = eng.search.pr.q[afree.Q_PRI:afree.Q_PRI + 6]
+            assert [int(pri[k]) for k in order] == list(range(6)), name
+            out = eng.advance(2_000, None)
+            assert out.engine == name
+        finally:
+            eng.close()
+
+
 def test_outcome_names_engine_and_proof_in_the_json():
     r = solve("klondike-3", 2)  # a dead deal (decided at once)
     assert r.status == "unsolvable"

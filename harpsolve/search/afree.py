@@ -142,6 +142,11 @@ def default_order(rules) -> tuple:
     """The order children are tried in under ``rules`` (move ordering only)."""
     return PASS_LIMIT_ORDER if rules.passes else DEFAULT_ORDER
 
+
+def other_order(rules) -> tuple:
+    """The order :func:`default_order` does not pick (the second row of the portfolio)."""
+    return DEFAULT_ORDER if rules.passes else PASS_LIMIT_ORDER
+
 # state vector slots
 S_F = 0        # 8 foundation places (4 * decks used), place = suit * decks + k, sorted per suit
 S_D = 8        # 10 columns
