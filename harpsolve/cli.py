@@ -688,7 +688,7 @@ def _play_summary(title: str, record) -> list[str]:
         head = f"won in {n} moves" + (f", score {sol['score']}" if "score" in sol else "")
     else:
         why = {"no move": "no move leads to a position not seen before",
-               "move limit": "the move limit was reached"}[record.end]
+               "move limit": "the move limit was reached", "stopped": "stopped"}[record.end]
         head = f"not won after {n} moves: {why}"
     if record.never_seen:
         knew = (f"{record.never_seen} cards never seen ({record.unseen_face_down} face down, "

@@ -913,7 +913,7 @@ DEFAULT_MAX_MOVES = 5_000
 @dataclass
 class GameRecord:
     """How one game went.  ``end`` is ``won``, ``no move`` (the policy found no move to a
-    position not visited yet) or ``move limit``."""
+    position not visited yet), ``move limit`` or ``stopped`` (``play``'s ``stop``)."""
 
     rules: Rules
     layout: Layout
@@ -952,8 +952,11 @@ class GameRecord:
                 "seconds": round(self.seconds, 6), **self.stats, "solution": self.solution(deal)}
 
 
-def play(rules: Rules, layout: Layout, policy: Policy, max_moves: int = DEFAULT_MAX_MOVES) -> GameRecord:
-    """Play one game of ``layout`` with ``policy``: the policy sees observations only."""
+def play(rules: Rules, layout: Layout, policy: Policy, max_moves: int = DEFAULT_MAX_MOVES,
+         stop=None) -> GameRecord:
+    """Play one game of ``layout`` with ``policy``: the policy sees observations only.
+    ``stop`` (a callable, asked before every move) ends the game early when it says so
+    (end ``stopped``: the rollout engine's budget, search/engine.py)."""
     t0 = time.perf_counter()
     table = Table(rules, layout)
     end = "move limit"
@@ -962,6 +965,9 @@ def play(rules: Rules, layout: Layout, policy: Policy, max_moves: int = DEFAULT_
             end = "won"
             break
         if table.played >= max_moves:
+            break
+        if stop is not None and stop():
+            end = "stopped"
             break
         move = policy.choose(table.observation())
         if move is None:

@@ -168,3 +168,50 @@ def test_under_a_deadline_every_engine_reads_the_clock_within_a_slice(variant, d
         # a slice ends after the node that crosses it: A* counts the children it generates
         assert eng.nodes <= DEADLINE_SLICE + astar.MAX_MOVES, (e.engine, eng.nodes)
     assert len(ran) >= 4, ran
+
+
+# ---- rollouts (algorithm "rollout"): the sampling player as a solution finder ---------------
+def test_rollouts_find_solutions_that_replay_and_never_prove():
+    """The rollout search wins small endgames with the default player's games; each win is a
+    solution the solver replays (solve raises otherwise); a lost game is never a proof."""
+    won = 0
+    for k, variant in enumerate(["easy-harp", "klondike-3", "harp", "klondike-1"] * 2):
+        rules = get_rules(variant)
+        layout = endgame(rules, random.Random(100 + k), 22)
+        r = solve(rules, layout=layout, algorithm="rollout", max_nodes=400_000)
+        assert r.status in ("solved", "unknown"), r.status
+        if r.solved:
+            won += 1
+            assert r.engine.startswith("rollout ") and replay(rules, layout, r.moves).won
+    assert won >= 3, "too few wins to check anything"
+
+
+def test_rollouts_stop_at_their_budget_and_after_their_games(monkeypatch):
+    """A game stops once the player's solves have used the slice (overrun: one decision's
+    solves at most), and the search gives up after ROLLOUT_GAMES games, even with no budget:
+    a dead position ends unknown."""
+    from harpsolve.player import DEFAULT_BOOST, DEFAULT_MAX_NODES, DEFAULT_SAMPLES
+
+    rules = get_rules("klondike-1")
+    one_decision = DEFAULT_SAMPLES * DEFAULT_MAX_NODES * DEFAULT_BOOST
+    layout = endgame(rules, random.Random(5), 45)
+    r = solve(rules, layout=layout, algorithm="rollout", max_nodes=3_000)
+    assert r.status in ("solved", "unknown") and r.nodes <= 3_000 + one_decision
+    monkeypatch.setattr(engine, "ROLLOUT_GAMES", 3)
+    for seed in range(40):  # a small dead position: every game ends with no move left
+        dead = deadlock_candidate(rules, random.Random(seed), 10)
+        if solve(rules, layout=dead, algorithm="dfs", max_nodes=200_000).status == "unsolvable":
+            break
+    else:
+        pytest.fail("no dead position among the candidates")
+    pos = engine.Position(rules, dead)
+    out = engine.run(pos, engine.ROLLOUT, max_nodes=0)
+    assert out.status == "unknown" and out.proof is None
+
+
+def test_rollouts_are_deterministic():
+    rules = get_rules("easy-harp")
+    layout = endgame(rules, random.Random(7), 24)
+    a = solve(rules, layout=layout, algorithm="rollout", max_nodes=300_000, polish=False)
+    b = solve(rules, layout=layout, algorithm="rollout", max_nodes=300_000, polish=False)
+    assert (a.status, a.engine, a.nodes, a.moves) == (b.status, b.engine, b.nodes, b.moves)

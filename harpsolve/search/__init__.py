@@ -19,7 +19,9 @@ DEFAULT_HEURISTIC = "lookahead"
 # search with what is left).  "dfs": the complete depth-first search only.
 # "astar": A*, a minimal solution under a cost model (search/astar.py);
 # "wastar": weighted A*, a solution within a factor --weight of minimal.
-ALGORITHM_NAMES = ("portfolio", "climb", "dfs", "astar", "wastar")
+# "rollout": the sampling player as a solution finder (search/engine.py, Rollout): games
+# with seeds 0, 1, 2..., a won game is the solution; solutions only.
+ALGORITHM_NAMES = ("portfolio", "climb", "dfs", "astar", "wastar", "rollout")
 ASTAR_ALGORITHMS = ("astar", "wastar")
 COST_NAMES = ("tokens", "moves", "score")
 DEFAULT_ALGORITHM = "portfolio"

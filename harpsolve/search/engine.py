@@ -45,6 +45,8 @@ CLIMB_FIRST_RATE = 100_000  # nodes a second a climb is assumed to make until on
 WASTAR_WEIGHT = 5.0         # the weighted A* engine's factor (Baker's Game: ~100-move solutions)
 WASTAR_MAX_NODES = 300_000  # ...and its largest run
 INITIAL_TABLE = 1 << 14
+ROLLOUT_GAME_NODES = 4_000_000  # one rollout game's solver nodes at most
+ROLLOUT_GAMES = 16              # games (seeds) a rollout search plays at most
 
 
 @dataclass
@@ -378,6 +380,50 @@ class AfreeOther(Afree):
         return afree.other_order(rules)
 
 
+class Rollout(Engine):
+    """The sampling player (harpsolve/player.py, ``hop-action`` with its default settings) as
+    a solution finder: each advance plays one game, with seeds 0, 1, 2..., the player seeing
+    only what a person at the table sees.  A won game is a line of legal moves that wins: the
+    solution, replayed by the solver like any other.  A lost game proves nothing, so the
+    engine finds solutions only, and stops after ``ROLLOUT_GAMES`` games.
+
+    Why a player that does not even see the face-down cards finds solutions the complete
+    searches miss: it commits to a move at every turn and searches only small sampled worlds
+    from there, so it never sinks its budget into one early subtree.  On easy-harp deals
+    1-2 000 the players won 7 of the 36 deals the solver leaves unknown at 2 000 000 nodes
+    (benchmarks/README, twelfth session).
+
+    Budget: a game stops before its next move once the player's world solves have used the
+    slice's nodes (or the deadline has passed), so a slice is overrun by at most one
+    decision's solves."""
+
+    name = "rollout"
+
+    def __init__(self, pos, memory):
+        super().__init__(pos, memory)
+        self.games = 0
+
+    def advance(self, nodes, deadline):
+        from ..player import PlaySettings, play
+
+        cap = min(nodes, ROLLOUT_GAME_NODES) if nodes else ROLLOUT_GAME_NODES
+        policy = PlaySettings("hop-action", seed=self.games).make_policy(self.pos.rules)  # the default player
+
+        def stop():
+            return policy.nodes >= cap or (deadline is not None and time.perf_counter() > deadline)
+
+        record = play(self.pos.rules, self.pos.layout, policy, stop=stop)
+        self.games += 1
+        self.nodes += policy.nodes
+        if record.won:
+            self.done = True
+            return Outcome("solved", f"rollout {self.games}", tokens=list(record.moves), nodes=policy.nodes)
+        if self.games >= ROLLOUT_GAMES:
+            self.done = True
+        return Outcome("unknown", self.name, reason="time" if record.end == "stopped" and deadline is not None
+                       and time.perf_counter() > deadline else "nodes")
+
+
 class Restarts(Engine):
     """The restart portfolio (search/restarts.py), resumable run by run: rounds of ten move
     orders (plain and streamlined) with doubling budgets, each a fresh depth-first search."""
@@ -540,7 +586,8 @@ class _DfsSub(_DfsEngine):
         return self._p
 
 
-ENGINES = {e.name: e for e in (DeadEnd, Dfs, FastDfs, Climb, WAStar, Afree, AfreeOther, Restarts, Relax, RelaxDfs)}
+ENGINES = {e.name: e for e in (DeadEnd, Dfs, FastDfs, Climb, WAStar, Afree, AfreeOther, Restarts, Relax, RelaxDfs,
+                               Rollout)}
 
 # ---- the schedules -----------------------------------------------------------------------
 # The portfolio (algorithm "portfolio", the default).  Rows whose engine does not apply to
@@ -579,7 +626,12 @@ CLIMB = Schedule("climb", "phases", (
     Entry("dfs", BOTH, 1.0),
 ))
 DFS = Schedule("dfs", "phases", (Entry("dfs", BOTH, 1.0),))
-SCHEDULES = {s.name: s for s in (PORTFOLIO, CLIMB, DFS)}
+# Rollouts (algorithm "rollout"): one game of the sampling player a round, each of at most
+# ROLLOUT_GAME_NODES solver nodes (an easy-harp game uses 0.4-1.6 M), up to ROLLOUT_GAMES
+# games; solutions only.  Not in the portfolio: a game costs seconds, so it is a setting for
+# retrying the deals the portfolio leaves unknown (``sweep --algorithm rollout``).
+ROLLOUT = Schedule("rollout", "rounds", (Entry("rollout", SOLUTIONS, 0.0, ROLLOUT_GAME_NODES),))
+SCHEDULES = {s.name: s for s in (PORTFOLIO, CLIMB, DFS, ROLLOUT)}
 
 
 def _allowed(entry: Entry, status: str) -> bool:
