@@ -389,8 +389,8 @@ class Rollout(Engine):
 
     Why a player that does not even see the face-down cards finds solutions the complete
     searches miss: it commits to a move at every turn and searches only small sampled worlds
-    from there, so it never sinks its budget into one early subtree.  On easy-harp deals
-    1-2 000 the players won 7 of the 36 deals the solver leaves unknown at 2 000 000 nodes
+    from there, so it never sinks its budget into one early subtree.  Of the 36 easy-harp
+    deals of 1-2 000 the portfolio leaves unknown at 2 000 000 nodes, rollouts solved 16
     (benchmarks/README, twelfth session).
 
     Budget: a game stops before its next move once the player's world solves have used the
