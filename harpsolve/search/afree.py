@@ -136,16 +136,17 @@ DEFAULT_ORDER = (MK_CFL, MK_TF, MK_RV, MK_CFP, MK_TC, MK_TB)
 # 97 solved against 99, three times the states; klondike-1 1-100 at 200 000: 91 against 95),
 # so it is the order only where passes are limited.
 PASS_LIMIT_ORDER = (MK_TC, MK_TF, MK_CFP, MK_RV, MK_CFL, MK_TB)
+_ORDERS = (DEFAULT_ORDER, PASS_LIMIT_ORDER)  # indexed by "is there a pass limit"
 
 
 def default_order(rules) -> tuple:
     """The order children are tried in under ``rules`` (move ordering only)."""
-    return PASS_LIMIT_ORDER if rules.passes else DEFAULT_ORDER
+    return _ORDERS[bool(rules.passes)]
 
 
 def other_order(rules) -> tuple:
     """The order :func:`default_order` does not pick (the second row of the portfolio)."""
-    return DEFAULT_ORDER if rules.passes else PASS_LIMIT_ORDER
+    return _ORDERS[not rules.passes]
 
 # state vector slots
 S_F = 0        # 8 foundation places (4 * decks used), place = suit * decks + k, sorted per suit

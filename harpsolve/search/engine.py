@@ -332,7 +332,7 @@ class Afree(Engine):
     """The arrangement-free engine (search/afree.py), resumable: games where runs move."""
 
     name = "afree"
-    order = None  # the rules' own move order (afree.default_order)
+    other_order = False  # True: search in afree.other_order, not the rules' own order
 
     @staticmethod
     def applies(pos):
@@ -346,8 +346,8 @@ class Afree(Engine):
 
         if owner:
             self.name = owner
-        self.search = afree.Search(rules or pos.rules, pos.layout,
-                                   order=self.order(rules or pos.rules) if self.order else None)
+        game = rules or pos.rules
+        self.search = afree.Search(game, pos.layout, order=afree.other_order(game) if self.other_order else None)
         if self.search.result is not None and self.search.result.status == "unknown":
             self.done = True  # not a position of the abstraction (a talon too long for the key...)
 
@@ -372,12 +372,7 @@ class AfreeOther(Afree):
     solutions."""
 
     name = "afree-other"
-
-    @staticmethod
-    def order(rules):
-        from . import afree
-
-        return afree.other_order(rules)
+    other_order = True
 
 
 class Rollout(Engine):
@@ -420,8 +415,8 @@ class Rollout(Engine):
             return Outcome("solved", f"rollout {self.games}", tokens=list(record.moves), nodes=policy.nodes)
         if self.games >= ROLLOUT_GAMES:
             self.done = True
-        return Outcome("unknown", self.name, reason="time" if record.end == "stopped" and deadline is not None
-                       and time.perf_counter() > deadline else "nodes")
+        late = deadline is not None and time.perf_counter() > deadline
+        return Outcome("unknown", self.name, reason="time" if late else "nodes")
 
 
 class Restarts(Engine):
