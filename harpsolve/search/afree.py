@@ -644,6 +644,24 @@ def _forced(S, q, cols, talon, vis, free, nl, out, n):
     talon this holds only where the talon is a reserve (draw 1, unlimited
     passes: every card left can come up whatever is removed); with draw 3 or
     a pass limit removing a card changes what the others can reach.
+
+    Draw 2 or more, unlimited passes: the talon's last card (the highest talon
+    index left), from a pure position (``S_POS`` 0; lonelybot's deck dominance,
+    ``gen_moves``; our proof).  It can always come up: deal to the end of the
+    stock.  Which of the other talon cards a position (rem, p) can bring up
+    depends only on how many cards are left between p and each of them, and,
+    after a recycle, below each of them: counts the last card never enters, as
+    no other card lies above it.  So from rem without that card and the same
+    p, every other card comes up where it did (and the new last card besides):
+    a line's talon plays of the other cards stay legal, its positions after
+    them are the same, except that a position whose only card ahead was c is
+    now at the end of the stock, from which a recycle reaches every position of
+    the chain from an empty waste -- a superset.  The state after MK_TF of c is
+    at the end of the stock, pure: keyed as S's own pure position.  The
+    argument above, skipping c's moves, then goes through unchanged.  From a
+    non-pure position it does not: the play moves the position to the end,
+    and cards the current pass could bring up may not be on the chain after a
+    recycle.  (With a pass limit, the same: playing c ends the pass.)
     """
     ncol = q[Q_NCOL]
     for i in range(ncol):
@@ -670,6 +688,12 @@ def _forced(S, q, cols, talon, vis, free, nl, out, n):
                     return n + 1
             rem >>= np.uint64(1)
             j += 1
+    elif q[Q_PASSES] == 0 and S[S_POS] == 0 and S[S_REM] != 0:
+        # draw 2 or more: only the talon's last card, from a pure position (proof above)
+        j = bitlen(np.uint64(S[S_REM])) - 1
+        if _safe(S, q, talon[j]):
+            out[n] = MK_TF | (j << 3)
+            return n + 1
     return n
 
 
