@@ -64,17 +64,37 @@ def new_name() -> str:
     return f"results-{time.time_ns():020d}-{os.getpid()}-{next(_SEQ)}.parquet"
 
 
+# How the columns are encoded in a result file (zstd on top).  A file's deal numbers run
+# nearly in order: DELTA_BINARY_PACKED stores their differences (a bit or two a row instead
+# of four bytes).  Seconds are floats with noisy low bits: BYTE_STREAM_SPLIT groups their
+# bytes so that zstd finds the repeats.  The search counts are mostly distinct, so a
+# dictionary only adds an index to every value: PLAIN.  Every other column (strings,
+# budgets) repeats a few values: dictionary, pyarrow's default.  Both encodings date from
+# Parquet 2.2 (2015) and 2.8 (2019): every current reader reads them.  Measured on committed
+# files (the same rows rewritten): bakers-game 51 750 rows 977 KB -> 545 KB, klondike-3
+# 129 824 rows 2.31 MB -> 1.49 MB.
+COLUMN_ENCODING = {"deal": "DELTA_BINARY_PACKED", "seconds": "BYTE_STREAM_SPLIT", "nodes": "PLAIN",
+                   "states": "PLAIN", "solution_length": "PLAIN", "score": "PLAIN"}
+
+
+def write_parquet(table, f) -> None:
+    """``table`` into the open file ``f`` as a result file is written (zstd, ``COLUMN_ENCODING``)."""
+    import pyarrow.parquet as pq
+
+    enc = {c: e for c, e in COLUMN_ENCODING.items() if c in table.column_names}
+    pq.write_table(table, f, compression="zstd", column_encoding=enc,
+                   use_dictionary=[c for c in table.column_names if c not in enc])
+
+
 def write_atomic(table, folder: str, name: str | None = None) -> str:
     """Write ``table`` as ``folder/name``: temp file, fsync, rename, fsync folder.
     A failed write leaves no temporary file behind."""
-    import pyarrow.parquet as pq
-
     name = name or new_name()
     final = os.path.join(folder, name)
     tmp = os.path.join(folder, f".{name}.tmp")
     try:
         with open(tmp, "wb") as f:
-            pq.write_table(table, f, compression="zstd")
+            write_parquet(table, f)
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, final)
