@@ -42,6 +42,20 @@ def check(rules, layout, nodes=300_000):
     return a.status, d.status
 
 
+def cuts_agree(rules, layout, **without):
+    """The search with every cut and the search ``without`` some (``safe=False``: none) reach
+    the same verdict whenever the latter decides (hypothesis draws another position when it
+    does not); a solution replays.  Returns the first search's result."""
+    plain = afree.run(rules, layout, max_nodes=300_000, **without)
+    assume(plain.status != "unknown")
+    cut = afree.run(rules, layout, max_nodes=300_000)
+    assert cut.status == plain.status
+    if cut.status == "solved":
+        rep = replay(rules, layout, cut.tokens)
+        assert rep.ok and rep.won, rep.error
+    return cut
+
+
 def _pure_by_walking(rem: int, p: int, draw: int, tlen: int) -> bool:
     """Is canonical position p on the chain of draws from an empty waste (or the stock's end)?
     The plain way: walk the chain, a draw at a time."""
@@ -155,13 +169,7 @@ def test_the_forced_last_talon_card_agrees_with_the_search_without_cuts(game, se
     S = pr.root.copy()
     j = int(np.uint64(S[afree.S_REM])).bit_length() - 1
     assert S[afree.S_POS] == 0 and afree._safe(S, pr.q, pr.talon[j])  # the rule's premise at the root
-    bare = afree.run(rules, layout, max_nodes=300_000, safe=False)
-    assume(bare.status != "unknown")
-    cut = afree.run(rules, layout, max_nodes=300_000)
-    assert cut.status == bare.status
-    if cut.status == "solved":
-        rep = replay(rules, layout, cut.tokens)
-        assert rep.ok and rep.won, rep.error
+    cuts_agree(rules, layout, safe=False)
 
 
 def test_the_forced_last_talon_card_is_exercised():
@@ -213,13 +221,7 @@ def test_deferred_talon_plays_agree_with_the_search_without_them(game, seed, lef
     variant, overrides = game
     rules = get_rules(variant, {**overrides, "takeback": takeback})
     layout = _reserve_position(rules, random.Random(seed), deadlock, left, lower, share)
-    plain = afree.run(rules, layout, max_nodes=300_000, defer=False)
-    assume(plain.status != "unknown")
-    cut = afree.run(rules, layout, max_nodes=300_000)
-    assert cut.status == plain.status
-    if cut.status == "solved":
-        rep = replay(rules, layout, cut.tokens)
-        assert rep.ok and rep.won, rep.error
+    cut = cuts_agree(rules, layout, defer=False)
     bare = afree.run(rules, layout, max_nodes=300_000, safe=False)
     if bare.status != "unknown":
         assert bare.status == cut.status
