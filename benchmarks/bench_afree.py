@@ -6,10 +6,13 @@
     python benchmarks/bench_afree.py --variant klondike-1 --deals 1-300 --nodes 0 --against no-defer
     python benchmarks/bench_afree.py --variant klondike-3 --rule draw=1 --deals 1-300 --nodes 0 --against no-defer
     python benchmarks/bench_afree.py --variant big-harp --deals 41-140 --nodes 300000 --against order --order CFL,TF,RV,CFP,TC,TB
+    python benchmarks/bench_afree.py --variant klondike-3 --deals 1-20000 --nodes 200000 --against dfs --solver-nodes 200000 --quiet
 
 For every deal: ``afree.run`` (search/afree.py) at ``--nodes`` and, unless
 ``--no-solver``, ``harpsolve.solver.solve`` at ``--solver-nodes`` (its default
-schedule) -- or, with ``--against no-defer``, afree again without deferring
+schedule) -- or, with ``--against dfs``, the complete depth-first search of the real game
+(``solve(..., algorithm="dfs")``: another engine on another graph, the cross-check of
+issue 10), or with ``--against no-defer``, afree again without deferring
 talon plays (``afree._wanted``) at ``--nodes``, or with ``--against order``,
 afree again trying the move kinds in the ``--order`` given (the first run
 uses the rules' own order, ``afree.default_order``).  Prints, per engine, solved /
@@ -40,8 +43,9 @@ def main(argv=None) -> int:
     ap.add_argument("--nodes", type=int, default=1_000_000, help="afree's node budget (0 = none)")
     ap.add_argument("--solver-nodes", type=int, default=2_000_000, help="the solver's node budget")
     ap.add_argument("--no-solver", action="store_true", help="run afree only")
-    ap.add_argument("--against", choices=("solver", "no-defer", "order"), default="solver",
-                    help="the second engine: the solver, afree without deferred talon plays, or afree with --order")
+    ap.add_argument("--against", choices=("solver", "dfs", "no-defer", "order"), default="solver",
+                    help="the second engine: the solver, the complete depth-first search, afree without deferred "
+                         "talon plays, or afree with --order")
     ap.add_argument("--order", default="",
                     help="--against order: the move kinds, first tried first (TF,TC,CFL,CFP,RV,TB: talon home, "
                          "talon to a column, locked card home, face-up card home, reveal, take-back)")
@@ -64,7 +68,7 @@ def main(argv=None) -> int:
         if sorted(order) != sorted(kinds.values()):
             print(f"--order takes each of {','.join(kinds)} once, not {a.order!r}")
             return 2
-    second = {"no-defer": "afree without deferral", "order": f"afree {a.order}"}.get(a.against, "solver")
+    second = {"no-defer": "afree without deferral", "order": f"afree {a.order}", "dfs": "dfs"}.get(a.against, "solver")
     deals = _range(a.deals)
     if not afree.applies(rules):
         print(f"afree does not apply to {rules.label}")
@@ -95,7 +99,8 @@ def main(argv=None) -> int:
                 if s.status == "solved" and not replay(rules, lay, s.tokens).won:
                     bad.append((n, f"{second}: its solution fails replay"))
             else:
-                s = solve(rules, layout=lay, max_nodes=a.solver_nodes)
+                s = solve(rules, layout=lay, max_nodes=a.solver_nodes,
+                          **({"algorithm": "dfs"} if a.against == "dfs" else {}))
             ts = time.perf_counter() - t
             s_status = s.status
             if {r.status, s_status} == {"solved", "unsolvable"}:
@@ -113,12 +118,14 @@ def main(argv=None) -> int:
               + (f"   states {sum(states):,}" if states is not None else ""))
 
     print(f"\n{rules.label} deals {a.deals}: afree at {a.nodes} nodes"
-          + ("" if a.no_solver else f", {second} at {a.nodes if a.against != 'solver' else a.solver_nodes} nodes"))
+          + ("" if a.no_solver else f", {second} at {a.nodes if a.against in ('no-defer', 'order') else a.solver_nodes} nodes"))
     summary("afree", [r[1] for r in rows], [r[3] for r in rows], [r[2] for r in rows])
-    if a.against != "solver" and not a.no_solver:
+    if a.against in ("no-defer", "order") and not a.no_solver:
         summary(a.against, [r[4] for r in rows], [r[5] for r in rows], [r[6] for r in rows])
     elif not a.no_solver:
-        summary("solver", [r[4] for r in rows], [r[5] for r in rows])
+        summary(second, [r[4] for r in rows], [r[5] for r in rows])
+        both = sum(1 for r in rows if r[1] != "unknown" and r[4] != "unknown")
+        print(f"decided by both: {both}")
         only_a = sum(1 for r in rows if r[1] != "unknown" and r[4] == "unknown")
         only_s = sum(1 for r in rows if r[1] == "unknown" and r[4] != "unknown")
         print(f"decided by afree only: {only_a}; by the {second} only: {only_s}")

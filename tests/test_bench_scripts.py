@@ -53,6 +53,19 @@ def test_afree_bench_compares_two_move_orders(capsys):
     assert bench.main(["--variant", "big-harp", "--deals", "2", "--against", "order", "--order", "TF,TC"]) == 2
 
 
+def test_afree_bench_cross_checks_the_complete_dfs(capsys):
+    """bench_afree.py --against dfs runs afree and the complete depth-first search of the real
+    game on the same deals and counts the deals both decide (klondike-3 deals 1-3 at 20 000
+    nodes: both decide two of them, one solved and one unsolvable)."""
+    bench = _script("bench_afree")
+    assert bench.main(["--variant", "klondike-3", "--deals", "1-3", "--nodes", "20000", "--against", "dfs",
+                       "--solver-nodes", "20000", "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert "dfs at 20000 nodes" in out and "disagreements / bad solutions: 0" in out
+    both = int(next(line for line in out.splitlines() if line.startswith("decided by both")).split()[-1])
+    assert both >= 1
+
+
 def test_schedule_bench_runs_the_settings_side_by_side(capsys):
     """bench_schedule.py plays the portfolio with one row's share changed, on the same deals."""
     bench = _script("bench_schedule")
