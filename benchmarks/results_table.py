@@ -53,6 +53,28 @@ def commands(results_dir: str = RESULTS, folder: str = "results") -> list[str]:
     return out
 
 
+def sizes(results_dir: str) -> list[str]:
+    """The "Files" section: per folder, its Parquet files, rows (every run's, retries
+    included: a folder keeps them all and readers take the best row a deal) and bytes."""
+    import pyarrow.parquet as pq
+
+    lines = ["## Files", "",
+             "What each folder holds on disk: Parquet, zstd, with the column encodings of",
+             "`harpsolve/sweep/store.py` (files written before them are bigger until a sweep merges them).",
+             "**rows** counts every run's rows, retries included; readers take the best row a deal.", "",
+             "| folder | files | rows | MB | bytes a row |", "|---|---:|---:|---:|---:|"]
+    for name in sorted(os.listdir(results_dir)):
+        sub = os.path.join(results_dir, name)
+        files = sorted(os.path.join(sub, n) for n in os.listdir(sub) if n.endswith(".parquet")) \
+            if os.path.isdir(sub) else []
+        if not files:
+            continue
+        size = sum(os.path.getsize(f) for f in files)
+        rows = sum(pq.ParquetFile(f).metadata.num_rows for f in files)
+        lines.append(f"| `{name}` | {len(files)} | {rows:,} | {size / 1e6:.2f} | {size / max(rows, 1):.1f} |")
+    return lines + [""]
+
+
 def page(results_dir: str) -> str:
     sys.path.insert(0, ROOT)
     from harpsolve.stats import _workers, summarize, to_markdown
@@ -107,7 +129,7 @@ def page(results_dir: str) -> str:
                          f"numba {r.get('numba', '?')})")
     lines += ["", "Reproduce or extend (a rerun resumes, skipping finished deals):", "", "```bash",
               *commands(results_dir), "harpsolve stats results", "python benchmarks/results_table.py", "```", ""]
-    return "\n".join(lines)
+    return "\n".join(lines + sizes(results_dir))
 
 
 def main(argv=None) -> int:

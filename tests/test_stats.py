@@ -224,6 +224,10 @@ def test_results_readme_generator(tmp_path):
     assert rt.main([str(tmp_path)]) == 0
     text = (tmp_path / "README.md").read_text()
     assert "| `easy-harp` | 1–100 | 60 | 20 | 15 | 5 | [50.20, 86.66] | 75.00%* |" in text and "Test CPU" in text
+    # what the folder holds on disk: its file, 100 rows, and their bytes
+    (files_row,) = [ln for ln in text.splitlines() if ln.startswith("| `easy-harp` | 1 | 100 |")]
+    size = sum(os.path.getsize(tmp_path / "easy-harp" / n) for n in os.listdir(tmp_path / "easy-harp"))
+    assert files_row.endswith(f"| {size / 1e6:.2f} | {size / 100:.1f} |")
     assert rt.main([str(tmp_path), "--check"]) == 0
     write(tmp_path / "easy-harp", {101: "solved"})
     assert rt.main([str(tmp_path), "--check"]) == 1
