@@ -7,12 +7,18 @@
     python benchmarks/bench_afree.py --variant klondike-3 --rule draw=1 --deals 1-300 --nodes 0 --against no-defer
     python benchmarks/bench_afree.py --variant big-harp --deals 41-140 --nodes 300000 --against order --order CFL,TF,RV,CFP,TC,TB
     python benchmarks/bench_afree.py --variant klondike-3 --deals 1-20000 --nodes 200000 --against dfs --solver-nodes 200000 --quiet
+    python benchmarks/bench_afree.py --variant klondike-3 --deals 1-20000 --nodes 2000000 --against table --quiet
 
 For every deal: ``afree.run`` (search/afree.py) at ``--nodes`` and, unless
 ``--no-solver``, ``harpsolve.solver.solve`` at ``--solver-nodes`` (its default
 schedule) -- or, with ``--against dfs``, the complete depth-first search of the real game
 (``solve(..., algorithm="dfs")``: another engine on another graph, the cross-check of
-issue 10), or with ``--against no-defer``, afree again without deferring
+issue 10), or with ``--against table``, the verdicts of the committed table
+(``--table``, default ``results/VARIANT``) that no arrangement-free engine gave: the
+complete depth-first and A* searches, the dead-end test, and every solution (each one
+replayed when it was found); a deal counts as decided there when such a row decided it.
+This costs afree's time only, so it reaches tens of thousands of deals where a fresh
+depth-first search would take hours.  Or with ``--against no-defer``, afree again without deferring
 talon plays (``afree._wanted``) at ``--nodes``, or with ``--against order``,
 afree again trying the move kinds in the ``--order`` given (the first run
 uses the rules' own order, ``afree.default_order``).  Prints, per engine, solved /
@@ -36,6 +42,27 @@ def _range(text: str) -> list[int]:
     return list(range(int(a), int(b or a) + 1))
 
 
+class _Verdict:
+    def __init__(self, status):
+        self.status = status
+
+
+def _other_verdicts(folder: str, rules) -> dict:
+    """deal -> "solved" / "unsolvable" from the rows of ``folder`` (``rules``' fingerprint) that an
+    engine other than the arrangement-free one decided.  Two such rows that disagree are a bug
+    of their own: reported and exited on."""
+    from harpsolve.sweep.store import load_results
+
+    df = load_results([folder], columns=["deal", "rules_fingerprint", "status", "engine"]).frame
+    df = df[(df["rules_fingerprint"] == rules.fingerprint()) & df["status"].isin(["solved", "unsolvable"])]
+    df = df[~df["engine"].fillna("").str.contains("afree")]
+    seen = df.groupby("deal")["status"].agg(set)
+    mixed = [int(d) for d, s in seen.items() if len(s) > 1]
+    if mixed:
+        sys.exit(f"{folder}: solved and unsolvable rows for deals {mixed[:20]}")
+    return {int(d): next(iter(s)) for d, s in seen.items()}
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--variant", default="klondike-3")
@@ -43,9 +70,10 @@ def main(argv=None) -> int:
     ap.add_argument("--nodes", type=int, default=1_000_000, help="afree's node budget (0 = none)")
     ap.add_argument("--solver-nodes", type=int, default=2_000_000, help="the solver's node budget")
     ap.add_argument("--no-solver", action="store_true", help="run afree only")
-    ap.add_argument("--against", choices=("solver", "dfs", "no-defer", "order"), default="solver",
-                    help="the second engine: the solver, the complete depth-first search, afree without deferred "
-                         "talon plays, or afree with --order")
+    ap.add_argument("--against", choices=("solver", "dfs", "table", "no-defer", "order"), default="solver",
+                    help="the second engine: the solver, the complete depth-first search, the committed table's "
+                         "verdicts from other engines, afree without deferred talon plays, or afree with --order")
+    ap.add_argument("--table", default="", help="--against table: a results folder (default results/VARIANT)")
     ap.add_argument("--order", default="",
                     help="--against order: the move kinds, first tried first (TF,TC,CFL,CFP,RV,TB: talon home, "
                          "talon to a column, locked card home, face-up card home, reveal, take-back)")
@@ -68,15 +96,17 @@ def main(argv=None) -> int:
         if sorted(order) != sorted(kinds.values()):
             print(f"--order takes each of {','.join(kinds)} once, not {a.order!r}")
             return 2
-    second = {"no-defer": "afree without deferral", "order": f"afree {a.order}", "dfs": "dfs"}.get(a.against, "solver")
+    second = {"no-defer": "afree without deferral", "order": f"afree {a.order}", "dfs": "dfs",
+              "table": "table"}.get(a.against, "solver")
     deals = _range(a.deals)
+    table = _other_verdicts(a.table or f"results/{rules.label}", rules) if a.against == "table" else {}
     if not afree.applies(rules):
         print(f"afree does not apply to {rules.label}")
         return 2
     # warm-up: compile (or load) the kernels outside the timings
     warm = deal_layout(rules, deals[0])
     afree.run(rules, warm, max_nodes=1000)
-    if not a.no_solver:
+    if not a.no_solver and a.against != "table":
         solve(rules, layout=warm, max_nodes=1000)
 
     rows = []
@@ -93,7 +123,9 @@ def main(argv=None) -> int:
         s_status, ts, s_states = None, None, 0
         if not a.no_solver:
             t = time.perf_counter()
-            if a.against in ("no-defer", "order"):
+            if a.against == "table":
+                s = _Verdict(table.get(n, "unknown"))
+            elif a.against in ("no-defer", "order"):
                 s = afree.run(rules, lay, max_nodes=a.nodes, defer=a.against != "no-defer", order=order)
                 s_states = s.states
                 if s.status == "solved" and not replay(rules, lay, s.tokens).won:
@@ -117,13 +149,23 @@ def main(argv=None) -> int:
               f"   median {statistics.median(times) * 1000:8.2f} ms   mean {statistics.mean(times) * 1000:8.2f} ms"
               + (f"   states {sum(states):,}" if states is not None else ""))
 
-    print(f"\n{rules.label} deals {a.deals}: afree at {a.nodes} nodes"
-          + ("" if a.no_solver else f", {second} at {a.nodes if a.against in ('no-defer', 'order') else a.solver_nodes} nodes"))
+    if a.no_solver:
+        against = ""
+    elif a.against == "table":
+        against = f", the verdicts of {a.table or f'results/{rules.label}'} from other engines"
+    else:
+        against = f", {second} at {a.nodes if a.against in ('no-defer', 'order') else a.solver_nodes} nodes"
+    print(f"\n{rules.label} deals {a.deals}: afree at {a.nodes} nodes{against}")
     summary("afree", [r[1] for r in rows], [r[3] for r in rows], [r[2] for r in rows])
     if a.against in ("no-defer", "order") and not a.no_solver:
         summary(a.against, [r[4] for r in rows], [r[5] for r in rows], [r[6] for r in rows])
-    elif not a.no_solver:
-        summary(second, [r[4] for r in rows], [r[5] for r in rows])
+    elif a.against == "table":
+        c = [r[4] for r in rows]
+        print(f"table   solved {c.count('solved'):6d}  unsolvable {c.count('unsolvable'):6d}  "
+              f"unknown {c.count('unknown'):6d}   (by other engines)")
+    if not a.no_solver and a.against not in ("no-defer", "order"):
+        if a.against != "table":
+            summary(second, [r[4] for r in rows], [r[5] for r in rows])
         both = sum(1 for r in rows if r[1] != "unknown" and r[4] != "unknown")
         print(f"decided by both: {both}")
         only_a = sum(1 for r in rows if r[1] != "unknown" and r[4] == "unknown")

@@ -66,6 +66,38 @@ def test_afree_bench_cross_checks_the_complete_dfs(capsys):
     assert both >= 1
 
 
+def test_afree_bench_cross_checks_the_table_of_other_engines(tmp_path, capsys):
+    """bench_afree.py --against table compares afree with a results folder's verdicts that no
+    arrangement-free engine gave, and exits 1 when one contradicts afree.  klondike-1 deal 66
+    is unsolvable (afree exhausts it; the no-defer test above): a table row from the
+    depth-first search that says so agrees; a forged "solved" row is caught; a row from afree
+    itself is not a cross-check and is left out."""
+    from harpsolve.rules import get_rules
+    from harpsolve.search.settings import SearchSettings
+    from harpsolve.sweep import store
+    from harpsolve.sweep.schema import make_row
+
+    bench = _script("bench_afree")
+    rules = get_rules("klondike-1")
+    b = SearchSettings()
+
+    def folder(name, status, engine):
+        f = tmp_path / name
+        f.mkdir()
+        rows = [make_row(rules, 66, b, status, engine=engine, solution_length=9 if status == "solved" else None)]
+        store.write_atomic(store.make_table(rows, [], store.rules_meta(rules)), str(f))
+        return str(f)
+
+    args = ["--variant", "klondike-1", "--deals", "66", "--nodes", "0", "--against", "table", "--quiet", "--table"]
+    assert bench.main(args + [folder("agrees", "unsolvable", "dfs")]) == 0
+    out = capsys.readouterr().out
+    assert "decided by both: 1" in out and "disagreements / bad solutions: 0" in out
+    assert bench.main(args + [folder("forged", "solved", "dfs")]) == 1
+    assert "deal 66: afree unsolvable, table solved" in capsys.readouterr().out
+    assert bench.main(args + [folder("own", "solved", "afree")]) == 0
+    assert "decided by both: 0" in capsys.readouterr().out
+
+
 def test_schedule_bench_runs_the_settings_side_by_side(capsys):
     """bench_schedule.py plays the portfolio with one row's share changed, on the same deals."""
     bench = _script("bench_schedule")
