@@ -42,25 +42,19 @@ def _range(text: str) -> list[int]:
     return list(range(int(a), int(b or a) + 1))
 
 
-class _Verdict:
-    def __init__(self, status):
-        self.status = status
-
-
 def _other_verdicts(folder: str, rules) -> dict:
     """deal -> "solved" / "unsolvable" from the rows of ``folder`` (``rules``' fingerprint) that an
-    engine other than the arrangement-free one decided.  Two such rows that disagree are a bug
-    of their own: reported and exited on."""
-    from harpsolve.sweep.store import load_results
+    engine other than the arrangement-free one decided.  A deal with both a solved and an
+    unsolvable row (``store.conflicts``) is a bug of its own: reported and exited on."""
+    from harpsolve.sweep.store import conflicts, load_results
 
     df = load_results([folder], columns=["deal", "rules_fingerprint", "status", "engine"]).frame
     df = df[(df["rules_fingerprint"] == rules.fingerprint()) & df["status"].isin(["solved", "unsolvable"])]
     df = df[~df["engine"].fillna("").str.contains("afree")]
-    seen = df.groupby("deal")["status"].agg(set)
-    mixed = [int(d) for d, s in seen.items() if len(s) > 1]
+    mixed = conflicts(df)
     if mixed:
-        sys.exit(f"{folder}: solved and unsolvable rows for deals {mixed[:20]}")
-    return {int(d): next(iter(s)) for d, s in seen.items()}
+        sys.exit(f"{folder}: solved and unsolvable rows for deals {[d for _, d in mixed[:20]]}")
+    return dict(zip(df["deal"].astype(int), df["status"]))
 
 
 def main(argv=None) -> int:
@@ -99,7 +93,8 @@ def main(argv=None) -> int:
     second = {"no-defer": "afree without deferral", "order": f"afree {a.order}", "dfs": "dfs",
               "table": "table"}.get(a.against, "solver")
     deals = _range(a.deals)
-    table = _other_verdicts(a.table or f"results/{rules.label}", rules) if a.against == "table" else {}
+    folder = a.table or f"results/{rules.label}"
+    table = _other_verdicts(folder, rules) if a.against == "table" else {}
     if not afree.applies(rules):
         print(f"afree does not apply to {rules.label}")
         return 2
@@ -124,17 +119,17 @@ def main(argv=None) -> int:
         if not a.no_solver:
             t = time.perf_counter()
             if a.against == "table":
-                s = _Verdict(table.get(n, "unknown"))
+                s_status = table.get(n, "unknown")
             elif a.against in ("no-defer", "order"):
                 s = afree.run(rules, lay, max_nodes=a.nodes, defer=a.against != "no-defer", order=order)
-                s_states = s.states
+                s_status, s_states = s.status, s.states
                 if s.status == "solved" and not replay(rules, lay, s.tokens).won:
                     bad.append((n, f"{second}: its solution fails replay"))
             else:
                 s = solve(rules, layout=lay, max_nodes=a.solver_nodes,
                           **({"algorithm": "dfs"} if a.against == "dfs" else {}))
+                s_status = s.status
             ts = time.perf_counter() - t
-            s_status = s.status
             if {r.status, s_status} == {"solved", "unsolvable"}:
                 bad.append((n, f"afree {r.status}, {second} {s_status}"))
         rows.append((n, r.status, r.states, ta, s_status, ts, s_states))
@@ -152,20 +147,20 @@ def main(argv=None) -> int:
     if a.no_solver:
         against = ""
     elif a.against == "table":
-        against = f", the verdicts of {a.table or f'results/{rules.label}'} from other engines"
+        against = f", the verdicts of {folder} from other engines"
     else:
         against = f", {second} at {a.nodes if a.against in ('no-defer', 'order') else a.solver_nodes} nodes"
     print(f"\n{rules.label} deals {a.deals}: afree at {a.nodes} nodes{against}")
     summary("afree", [r[1] for r in rows], [r[3] for r in rows], [r[2] for r in rows])
     if a.against in ("no-defer", "order") and not a.no_solver:
         summary(a.against, [r[4] for r in rows], [r[5] for r in rows], [r[6] for r in rows])
-    elif a.against == "table":
+    elif a.against == "table" and not a.no_solver:
         c = [r[4] for r in rows]
         print(f"table   solved {c.count('solved'):6d}  unsolvable {c.count('unsolvable'):6d}  "
               f"unknown {c.count('unknown'):6d}   (by other engines)")
+    elif not a.no_solver:
+        summary(second, [r[4] for r in rows], [r[5] for r in rows])
     if not a.no_solver and a.against not in ("no-defer", "order"):
-        if a.against != "table":
-            summary(second, [r[4] for r in rows], [r[5] for r in rows])
         both = sum(1 for r in rows if r[1] != "unknown" and r[4] != "unknown")
         print(f"decided by both: {both}")
         only_a = sum(1 for r in rows if r[1] != "unknown" and r[4] == "unknown")
