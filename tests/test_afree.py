@@ -277,6 +277,59 @@ def test_the_obligation_is_part_of_the_key():
     assert afree.Problem(rules, deal_layout(rules, 5), safe=False).q[afree.Q_DEFER] == 0
 
 
+def test_a_long_talon_with_a_pass_limit_keys_the_stock_position_in_k2():
+    """harp with runs (59 talon cards, draw 1, 4 passes): the position (6 bits) and the recycles
+    (2 bits) do not fit after the talon bits in k1, so they sit in k2 above the columns' field
+    and below the marker bit; states that differ only in them have different keys."""
+    rules = get_rules("harp", {"column_moves": "runs"})
+    pr = afree.Problem(rules, deal_layout(rules, 3))
+    assert pr.ok and pr.q[afree.Q_XK2] == 1
+    dbits = (int(np.prod([int(x) for x in pr.radix], dtype=object)) - 1).bit_length()
+    assert pr.q[afree.Q_XSHIFT] == 32 + dbits
+    assert pr.q[afree.Q_XSHIFT] + pr.q[afree.Q_PBITS] + pr.q[afree.Q_RCBITS] <= 63
+    S = pr.root.copy()
+    keys = set()
+    for pos in (0, 1, 59):
+        for rc in (0, 1, 3):
+            S[afree.S_POS], S[afree.S_RC] = pos, rc
+            k1, k2 = afree._key(S, pr.q, pr.radix)
+            assert k1 == np.uint64(S[afree.S_REM]) and int(k2) >> 63 == 1
+            keys.add((int(k1), int(k2)))
+    assert len(keys) == 9
+
+
+class _XInK2(afree.Problem):
+    """A Problem whose position, recycles and obligation sit in k2 even where k1 has room."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        if self.ok:
+            dbits = max(1, (int(np.prod([int(x) for x in self.radix], dtype=object)) - 1).bit_length())
+            self.q[afree.Q_XK2], self.q[afree.Q_XSHIFT] = 1, 32 + dbits
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(game=st.sampled_from([("klondike-1", {}), ("klondike-3", {}), ("big-harp", {}),
+                             ("endless-harp", {"draw": 1, "passes": 4, "columns": "1,2,3,4,5"})]),
+       seed=st.integers(0, 2**32), left=st.integers(6, 24), takeback=st.booleans(),
+       share=st.sampled_from([0.2, 0.5, 0.8]))
+def test_the_small_fields_in_k2_search_the_same_states(game, seed, left, takeback, share):
+    """Where the small fields sit is a layout of the key, not a change of the search: with them
+    forced into k2 the search enters the same states and decides the same way (so harp's keys,
+    which need k2, are as exact as everyone else's)."""
+    variant, overrides = game
+    rules = get_rules(variant, {**overrides, "takeback": takeback})
+    layout = endgame(rules, random.Random(seed), left, stock_share=share)
+    a = afree.run(rules, layout, max_nodes=50_000)
+    original = afree.Problem
+    try:
+        afree.Problem = _XInK2
+        b = afree.run(rules, layout, max_nodes=50_000)
+    finally:
+        afree.Problem = original
+    assert (a.status, a.states, a.tokens) == (b.status, b.states, b.tokens)
+
+
 def test_both_verdicts_occur_on_small_positions():
     """The differential test above is not vacuous: afree proves and solves in every game
     (each first verdict is checked against the complete search)."""
@@ -376,6 +429,29 @@ def test_a_search_in_slices_ends_as_one_run():
             r = s.advance(1000)
         assert (r.status, r.nodes, r.tokens) == (whole.status, whole.nodes, whole.tokens)
         assert r.nodes > 1000
+
+
+def test_a_59_card_talon_fits_the_key_under_draw_1_with_unlimited_passes():
+    """Under draw 1 with unlimited passes every stock position is pure, keyed 0 (_normal_pos), so
+    the key spends no bits on it and easy-harp's 59-card talon fits in k1 with the obligation
+    field: the weaker game easy-harp[column_moves=runs] is searchable."""
+    eh = get_rules("easy-harp", {"column_moves": "runs"})
+    p = afree.Problem(eh, deal_layout(eh, 1))
+    assert p.ok and p.q[afree.Q_TLEN] == 59 and p.q[afree.Q_PBITS] == 0 and p.q[afree.Q_XK2] == 0
+    assert p.q[afree.Q_DEFER] == 1
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**32), left=st.integers(4, 18), takeback=st.booleans(), deadlock=st.booleans(),
+       lower=st.integers(0, 3), share=st.sampled_from([0.1, 0.4, 0.8]))
+def test_agrees_with_the_complete_search_on_easy_harp_with_runs(seed, left, takeback, deadlock, lower, share):
+    """easy-harp with runs, the weaker game through which the portfolio proves easy-harp deals
+    unsolvable (search/relax.py), on five columns: afree and the complete depth-first search of
+    the same rules agree whenever both decide."""
+    rules = get_rules("easy-harp", {"column_moves": "runs", "columns": "1,2,3,4,5", "takeback": takeback})
+    layout = _reserve_position(rules, random.Random(seed), deadlock, left, lower, share)
+    a, d = check(rules, layout)
+    assume(d != "unknown" and a != "unknown")
 
 
 def test_rules_it_does_not_apply_to_give_unknown():

@@ -213,3 +213,16 @@ def test_run_proves_a_klondike3_deal_through_draw_1():
     assert relax.dead_end(rules, layout) is None
     r = relax.run(rules, layout, max_nodes=300_000)
     assert (r.status, r.proof) == ("unsolvable", "relaxed: draw=1")
+
+
+def test_the_portfolio_proves_an_easy_harp_deal_through_runs():
+    """easy-harp deal 89723, the first easy-harp deal proved unsolvable: with runs moving it is
+    still lost.  The portfolio's ``relax`` row searches that weaker game with the
+    arrangement-free engine (its 59-card talon keyed under draw 1: tests/test_afree.py), which
+    exhausts it in 165 014 states (without deferring talon plays, 1 680 004: the same verdict;
+    benchmarks/README.md, fifteenth session)."""
+    from harpsolve.solver import solve
+
+    r = solve("easy-harp", 89723)
+    assert (r.status, r.proof) == ("unsolvable", "relaxed: column_moves=runs")
+    assert r.engine == "relax (afree)"

@@ -73,9 +73,11 @@ so all pure positions reach the same talon plays and are keyed as one (0);
 Solvitaire and lonelybot key it so.  A non-pure position is keyed exactly;
 with a pass limit, the position and the recycles are keyed exactly.
 
-The key is exact, not a hash: ``k1`` = talon bits | position | recycles
-| obligation (``_wanted``),
-``k2`` = foundation heights (4 bits a place) | ``d`` in mixed radix | bit 63.
+The key is exact, not a hash: ``k1`` = talon bits | x, where x = position |
+recycles | obligation (``_wanted``), ``k2`` = foundation heights (4 bits a
+place) | ``d`` in mixed radix | bit 63.  When the talon leaves no room for x in
+k1 (harp's 59 cards with a pass limit: 59 + 6 + 2 bits), x goes to the bits of
+k2 above ``d`` instead (``Problem``; ``_key``).
 The table stores both words and compares them, so two states never merge
 unless they are the same state.
 
@@ -121,7 +123,9 @@ MK_TF, MK_TC, MK_CFL, MK_CFP, MK_RV, MK_TB = 0, 1, 2, 3, 4, 5
 Q_DECKS, Q_DRAW, Q_PASSES, Q_TAKEBACK, Q_NCOL, Q_TLEN, Q_PBITS, Q_RCBITS, Q_SAFE = range(9)
 Q_PRI = 9      # 6 slots: the rank of each move kind in the order children are tried (lower first)
 Q_DEFER = 15   # 1: talon plays to a column are deferred until used (``_deferred``): draw 1, unlimited passes
-Q_SIZE = 16
+Q_XK2 = 16     # 1: the key's small fields (position, recycles, obligation) sit in k2, not k1 (``_key``)
+Q_XSHIFT = 17  # where they start in k2 then
+Q_SIZE = 18
 OB_BITS = 5    # the key's field for the obligation (S_OB: 0, or 1 + a type, at most 26)
 # which children the search tries first (move ordering only: every move is still tried)
 # measured, klondike-3 deals 1-100 at 200 000 nodes: unknown 9 with (CFL, RV, CFP, TF, TC, TB),
@@ -824,11 +828,10 @@ def _won(S, q):
 # ---- the exact key and its table ---------------------------------------------------
 @njit(**NORC)
 def _key(S, q, radix):
-    tlen = q[Q_TLEN]
-    k1 = np.uint64(S[S_REM]) | (np.uint64(S[S_POS]) << np.uint64(tlen)) \
-        | (np.uint64(S[S_RC]) << np.uint64(tlen + q[Q_PBITS]))
+    # x: the stock position | recycles | obligation (each field's width: Problem)
+    x = np.uint64(S[S_POS]) | (np.uint64(S[S_RC]) << np.uint64(q[Q_PBITS]))
     if S[S_OB]:  # (never set unless the field fits: Problem)
-        k1 |= np.uint64(S[S_OB]) << np.uint64(tlen + q[Q_PBITS] + q[Q_RCBITS])
+        x |= np.uint64(S[S_OB]) << np.uint64(q[Q_PBITS] + q[Q_RCBITS])
     k2 = np.uint64(0)
     for k in range(4 * q[Q_DECKS]):
         k2 = (k2 << np.uint64(4)) | np.uint64(S[S_F + k])
@@ -836,6 +839,11 @@ def _key(S, q, radix):
     for i in range(q[Q_NCOL]):
         dv = dv * np.uint64(radix[i]) + np.uint64(S[S_D + i])
     k2 = k2 | (dv << np.uint64(32)) | (np.uint64(1) << np.uint64(63))
+    k1 = np.uint64(S[S_REM])
+    if q[Q_XK2]:
+        k2 |= x << np.uint64(q[Q_XSHIFT])
+    elif q[Q_TLEN] < 64:  # (x is 0 when the talon fills k1)
+        k1 |= x << np.uint64(q[Q_TLEN])
     return k1, k2
 
 
@@ -1015,19 +1023,29 @@ class Problem:
                 S[S_F + s * decks + k] = hs[k]
         self.talon = np.array(list(layout.waste) + list(layout.stock) + [0], np.int64)
         tlen = len(layout.waste) + len(layout.stock)
-        pbits = max(1, tlen.bit_length())
+        # under draw 1 with unlimited passes every position is pure, keyed 0 (_normal_pos): the
+        # key spends no bits on it, which is what lets easy-harp's 59-card talon (and the
+        # obligation field) fit in 64 bits
+        pbits = 0 if rules.draw == 1 and rules.passes == 0 else max(1, tlen.bit_length())
         rcbits = max(0, rules.passes - 1).bit_length()
         defer = int(safe and defer and rules.draw == 1 and rules.passes == 0)
-        if tlen + pbits + rcbits + (OB_BITS if defer else 0) > 64:
-            self.ok, self.why = False, f"talon of {tlen} cards is too long for the key"
         dprod = int(np.prod([int(x) for x in self.radix], dtype=object)) if ncol else 1
         if dprod >= 1 << 31:
             self.ok, self.why = False, "columns too deep for the key"
+        # x (position, recycles, obligation) after the talon bits in k1, or else in k2 above the
+        # foundations (bits 0-31) and d (bits 32 .. 32 + dbits - 1), below the marker bit 63
+        xbits = pbits + rcbits + (OB_BITS if defer else 0)
+        dbits = max(1, (dprod - 1).bit_length())
+        xk2, xshift = 0, 0
+        if tlen + xbits > 64:
+            xk2, xshift = 1, 32 + dbits
+            if xshift + xbits > 63:
+                self.ok, self.why = False, f"talon of {tlen} cards is too long for the key"
         pri = [0] * 6
         for rank_, kind in enumerate(order):
             pri[kind] = rank_
         self.q = np.array([decks, rules.draw, rules.passes, int(rules.takeback), ncol, tlen, pbits, rcbits,
-                           int(safe)] + pri + [defer], np.int64)
+                           int(safe)] + pri + [defer, xk2, xshift], np.int64)
         S[S_REM] = np.int64((1 << tlen) - 1) if tlen < 64 else -1
         S[S_RC] = (layout.pass_number - 1) if rules.passes else 0
         if self.ok:
@@ -1049,8 +1067,13 @@ class Search:
     search slices in turn (search/engine.py) without losing work.
     """
 
-    def __init__(self, rules, layout, safe: bool = True, order=None, defer: bool = True):
+    def __init__(self, rules, layout, safe: bool = True, order=None, defer: bool = True,
+                 concretise: bool = True):
         self.rules, self.layout = rules, layout
+        # False: a win is reported with its abstract moves only, no tokens -- for a weaker game
+        # (search/engine.py, Relax), whose win proves nothing and is dropped, so turning it
+        # into real moves with the reference engine would be time thrown away
+        self.concretise = concretise
         self.result: AfreeResult | None = None
         self.nodes = self.states = 0
         if not applies(rules):
@@ -1133,6 +1156,8 @@ class Search:
         depth = int(self.ctr[C_DEPTH])
         path = [int(self.moves[k * MAX_MOVES + self.nxt[k] - 1]) for k in range(depth)]
         abstract = [decode(m) for m in path]
+        if not self.concretise:
+            return AfreeResult("solved", nodes=self.nodes, states=self.states, abstract=abstract)
         try:
             tokens = concretise(self.rules, self.layout, self.pr, path)
         except ConcretiseError as e:

@@ -340,14 +340,15 @@ class Afree(Engine):
 
         return pos.prune and pos.auto and afree.applies(pos.rules)
 
-    def __init__(self, pos, memory, rules=None, owner: str | None = None):
+    def __init__(self, pos, memory, rules=None, owner: str | None = None, concretise: bool = True):
         super().__init__(pos, memory)
         from . import afree
 
         if owner:
             self.name = owner
         game = rules or pos.rules
-        self.search = afree.Search(game, pos.layout, order=afree.other_order(game) if self.other_order else None)
+        self.search = afree.Search(game, pos.layout, order=afree.other_order(game) if self.other_order else None,
+                                   concretise=concretise)
         if self.search.result is not None and self.search.result.status == "unknown":
             self.done = True  # not a position of the abstraction (a talon too long for the key...)
 
@@ -522,7 +523,8 @@ class Relax(Engine):
             game = row.relax(self.pos.rules)
             owner = f"relax {k}"
             if self.by_afree:
-                eng = Afree(self.pos, self.memory, rules=game, owner=owner)
+                # a won weaker game is dropped: no need to turn its win into real moves
+                eng = Afree(self.pos, self.memory, rules=game, owner=owner, concretise=False)
                 if eng.done:  # not a position it searches (afree.searches): the other row's
                     continue
             elif afree.searches(game, self.pos.layout):

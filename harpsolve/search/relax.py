@@ -415,6 +415,11 @@ RELAXATIONS: tuple[Relaxation, ...] = (
         "With runs, any face-up built run moves, a single top card included, and a king-led run "
         "still goes to an empty column: every single-card move and every king-led block move is "
         "a run move.  Worth it where a run-moving game has a faster complete engine (afree)."),
+    Relaxation(
+        (("passes", 0), ("column_moves", "runs")),
+        "The two rows above together (harp -> runs with unlimited passes).  The arrangement-free "
+        "engine keys a 59-card talon only under draw 1 with unlimited passes (its position is then "
+        "always pure), so for harp this is the weaker game it can search."),
 )
 
 
