@@ -182,6 +182,19 @@ def test_relaxations_lists_only_more_permissive_distinct_games():
         assert not row.applies(row.relax(get_rules("big-harp")))  # nothing left to relax
 
 
+def test_weaker_games_that_keep_a_pass_limit_are_left_out():
+    """relax.relaxations never offers a weaker game with a pass limit (mostly won and as large as
+    the real game: its docstring); the same game with the limit lifted is offered."""
+    assert [r.proof for r in relax.relaxations(get_rules("harp"))] == [
+        "relaxed: passes=0", "relaxed: passes=0,column_moves=runs"]
+    assert [r.proof for r in relax.relaxations(get_rules("big-harp"))] == [
+        "relaxed: passes=0", "relaxed: draw=1,passes=0"]
+    assert [r.proof for r in relax.relaxations(get_rules("easy-harp"))] == ["relaxed: column_moves=runs"]
+    for v in VARIANTS:
+        for row in relax.relaxations(get_rules(v)):
+            assert row.relax(get_rules(v)).passes == 0
+
+
 @pytest.mark.parametrize("row,variant", ROWS, ids=[f"{r.proof}-{v}" for r, v in ROWS])
 def test_a_relaxation_proof_names_the_weaker_game_as_rule_overrides(row, variant):
     """'relaxed: draw=1,…' is --rule text (rules.value_text): read back, it is the relaxed game."""
