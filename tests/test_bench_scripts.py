@@ -141,3 +141,28 @@ def test_player_bench_plays_every_setting_on_every_deal(capsys, tmp_path):
     table = pd.read_csv(csv_path)
     assert set(table["label"]) == set(rows) and (table["games"] == 2).all()
     assert {lab: str(w) for lab, w in zip(table["label"], table["won"])} == {lab: f[0] for lab, f in rows.items()}
+
+
+def test_weaker_games_bench_finds_the_lost_deals_and_flags_a_contradiction(tmp_path, capsys):
+    """bench_weaker.py searches each weaker game alone: klondike-3 deal 21 is lost under draw 1
+    (tests/test_relax.py), deal 1 of that game is won.  A results folder that calls deal 21
+    solved is a contradiction, and the script exits 1; --game refuses a game that is not
+    more permissive."""
+    import pytest
+
+    from harpsolve.rules import get_rules
+    from harpsolve.search.settings import SearchSettings
+    from harpsolve.sweep import store
+    from harpsolve.sweep.schema import make_row
+
+    bench = _script("bench_weaker")
+    assert bench.main(["klondike-3", "--deals", "20-21", "--states", "300000"]) == 0
+    out = capsys.readouterr().out
+    assert "klondike-3 [draw=1], 2 deals" in out and "proved unsolvable 1 [21]" in out and "won 1" in out
+    rules = get_rules("klondike-3")
+    rows = [make_row(rules, 21, SearchSettings(), "solved", engine="dfs", solution_length=9)]
+    store.write_atomic(store.make_table(rows, [], store.rules_meta(rules)), str(tmp_path))
+    assert bench.main(["klondike-3", "--deals", "21", "--table", str(tmp_path), "--states", "300000"]) == 1
+    assert "CONTRADICTION: deal 21" in capsys.readouterr().out
+    with pytest.raises(SystemExit):
+        bench.main(["klondike-1", "--deals", "1", "--game", "draw=3"])
