@@ -26,16 +26,6 @@ import sys
 import time
 
 
-def _range(text: str) -> list[int]:
-    a, _, b = text.partition("-")
-    return list(range(int(a), int(b or a) + 1))
-
-
-def _memory(text: str) -> int:
-    units = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
-    return int(float(text[:-1]) * units[text[-1].upper()]) if text[-1].upper() in units else int(text)
-
-
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("variant")
@@ -52,6 +42,8 @@ def main(argv=None) -> int:
     from harpsolve.deals import deal_layout
     from harpsolve.rules import get_rules, with_overrides
     from harpsolve.search import afree, relax
+    from harpsolve.search.settings import parse_size
+    from harpsolve.sweep.jobs import parse_range
     from harpsolve.sweep.store import best_rows, load_results
 
     rules = get_rules(a.variant)
@@ -70,10 +62,10 @@ def main(argv=None) -> int:
         df = best_rows(load_results([folder]).frame)
         df = df[df["rules_fingerprint"] == rules.fingerprint()]
         solved_in_table = set(df[df["status"] == "solved"]["deal"].astype(int))
-    deals = _range(a.deals) if a.deals else sorted(df[df["status"] == "unknown"]["deal"].astype(int))
+    deals = parse_range(a.deals) if a.deals else sorted(df[df["status"] == "unknown"]["deal"].astype(int))
     if a.limit:
         deals = deals[: a.limit]
-    cap = _memory(a.max_memory)
+    cap = parse_size(a.max_memory)
     bad = 0
     for label, game in games:
         if not afree.applies(game):

@@ -1023,12 +1023,13 @@ class Problem:
                 S[S_F + s * decks + k] = hs[k]
         self.talon = np.array(list(layout.waste) + list(layout.stock) + [0], np.int64)
         tlen = len(layout.waste) + len(layout.stock)
-        # under draw 1 with unlimited passes every position is pure, keyed 0 (_normal_pos): the
-        # key spends no bits on it, which is what lets easy-harp's 59-card talon (and the
-        # obligation field) fit in 64 bits
-        pbits = 0 if rules.draw == 1 and rules.passes == 0 else max(1, tlen.bit_length())
+        # draw 1 with unlimited passes: the talon is a reserve.  Every position is then pure,
+        # keyed 0 (_normal_pos): the key spends no bits on it, which is what lets easy-harp's
+        # 59-card talon (and the obligation field) fit in 64 bits
+        reserve = rules.draw == 1 and rules.passes == 0
+        pbits = 0 if reserve else max(1, tlen.bit_length())
         rcbits = max(0, rules.passes - 1).bit_length()
-        defer = int(safe and defer and rules.draw == 1 and rules.passes == 0)
+        defer = int(safe and defer and reserve)
         dprod = int(np.prod([int(x) for x in self.radix], dtype=object)) if ncol else 1
         if dprod >= 1 << 31:
             self.ok, self.why = False, "columns too deep for the key"
