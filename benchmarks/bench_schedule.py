@@ -70,7 +70,7 @@ def main(argv=None) -> int:
             pos = engine.Position(rules, lay, cuts=solver.ALL_CUTS)
             t0 = time.perf_counter()
             out = engine.run(pos, sc, max_nodes=a.max_nodes, max_memory=2 << 30)
-            res[w].append((out.status, time.perf_counter() - t0))
+            res[w].append((out.status, time.perf_counter() - t0, out.nodes))
             row.append(f"{out.status[:5]} {out.engine[:14]:14s} {res[w][-1][1]:7.3f}")
         if {res[w][-1][0] for w in weights} >= {"solved", "unsolvable"}:
             bad.append(d)
@@ -80,8 +80,10 @@ def main(argv=None) -> int:
     for w in weights:
         ts = [x[1] for x in res[w]]
         unk = sum(1 for x in res[w] if x[0] == "unknown")
+        ns = [x[2] for x in res[w]]
         print(f"{a.row} weight {w:g}: unknown {unk}  mean {statistics.mean(ts):.3f} s  "
-              f"median {statistics.median(ts):.4f} s  total {sum(ts):.1f} s")
+              f"median {statistics.median(ts):.4f} s  total {sum(ts):.1f} s  "
+              f"nodes mean {statistics.mean(ns):,.0f} median {statistics.median(ns):,.0f}")
     if bad:
         print("solved/unsolvable disagreements on deals", bad)
     return 1 if bad else 0

@@ -166,3 +166,11 @@ def test_weaker_games_bench_finds_the_lost_deals_and_flags_a_contradiction(tmp_p
     assert "CONTRADICTION: deal 21" in capsys.readouterr().out
     with pytest.raises(SystemExit):
         bench.main(["klondike-1", "--deals", "1", "--game", "draw=3"])
+
+
+def test_beam_bench_wins_and_replays(capsys):
+    """bench_beam.py: easy-harp deals 1-2 are won by a beam of 16 (measured), each win replayed."""
+    bench = _script("bench_beam")
+    assert bench.main(["easy-harp", "--deals", "1-2", "--widths", "16", "--sets", "3", "--nodes", "400000"]) == 0
+    out = capsys.readouterr().out
+    assert "won 2: 2 at width 16" in out

@@ -13,8 +13,8 @@ HEURISTIC_NAMES = ("static", "lookahead", "fewest-hidden", "foundation-first", "
 DEFAULT_HEURISTIC = "lookahead"
 
 # "portfolio": the engines of search/engine.py (PORTFOLIO) in rounds of doubling
-# budgets -- the arrangement-free engine, restarts, hill-climbing, relaxations,
-# the complete depth-first search.  "climb": the first sessions' phases (weighted
+# budgets -- the arrangement-free engine, restarts, beam search, hill-climbing,
+# relaxations, the complete depth-first search.  "climb": the first sessions' phases (weighted
 # A*, hill-climbing, depth-first search with an unproved cut, then the complete
 # search with what is left).  "dfs": the complete depth-first search only.
 # "astar": A*, a minimal solution under a cost model (search/astar.py);

@@ -108,7 +108,7 @@ from numba import njit
 
 from ..bits import bitlen, popcount
 from ..config import JIT, JIT_NORC as NORC
-from .settings import DEADLINE_SLICE
+from .settings import next_slice
 
 MAX_DEPTH = 4096
 MAX_MOVES = 512
@@ -1122,11 +1122,9 @@ class Search:
         pr = self.pr
         stop = self.nodes + nodes if nodes else None
         while True:
-            slice_ = NODE_SLICE if deadline is None else DEADLINE_SLICE
-            if stop is not None:
-                slice_ = min(slice_, stop - int(self.ctr[C_NODES]))
-                if slice_ <= 0:
-                    return self._unknown("nodes")
+            slice_ = next_slice(int(self.ctr[C_NODES]), stop, deadline is not None, NODE_SLICE)
+            if slice_ == 0:
+                return self._unknown("nodes")
             code = _dfs(self.S, self.moves, self.nmoves, self.nxt, self.t, self.ctr, pr.q, pr.cols,
                         pr.talon, pr.radix, slice_, self.w, self.child)
             self._count()

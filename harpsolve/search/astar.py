@@ -103,7 +103,7 @@ from ..state import (
     MAXLEN, O_COLS, O_FOUND, O_LEN, O_OBLIG, O_RECYC, O_TALON, O_TLEN, O_TPTR, P_AUTO, P_BUILD_SUIT,
     P_DECKS, P_DRAW, P_EMPTY_ANY, P_KING_RUNS, P_NCOL, P_PASSES, P_RUNS, P_TAKEBACK, STATE_BYTES, _fingerprint,
 )
-from .settings import DEADLINE_SLICE
+from .settings import next_slice
 from .tt import _rehash, _slot
 
 MODE_MOVES, MODE_TOKENS, MODE_SCORE = range(3)
@@ -479,12 +479,10 @@ def run(root: np.ndarray, p: np.ndarray, mode: str = "tokens", weight: float = 1
                            a.t1, a.t2, a.tv, ctr, autobuf))
     code, reason = None, ""
     while True:
-        slice_ = DEADLINE_SLICE if timeout else NODE_SLICE
-        if max_nodes:
-            slice_ = min(slice_, max_nodes - int(ctr[C_NODES]))
-            if slice_ <= 0:
-                reason = "nodes"
-                break
+        slice_ = next_slice(int(ctr[C_NODES]), max_nodes or None, bool(timeout), NODE_SLICE)
+        if slice_ == 0:
+            reason = "nodes"
+            break
         code = int(_astar(p, m, float(weight), a.store, a.parent, a.pmove, a.gc, a.dead, a.hf, a.hg, a.hn,
                           a.t1, a.t2, a.tv, ctr, slice_, moves, scores, autobuf))
         if code == R_GROW:

@@ -46,7 +46,7 @@ from ..state import (
     MAXLEN, O_COLS, O_DOWN, O_FOUND, O_LEN, O_OBLIG, O_RECYC, O_TLEN, O_TPTR, P_DECKS, P_DOMINANCE, P_HEUR, P_NCOL,
     P_NOISE, P_PASSES, P_SEED, P_W0, _fingerprint, _mix_a,
 )
-from .settings import DEADLINE_SLICE
+from .settings import next_slice
 from .tt import ENTRY_BYTES, _claim
 
 # counters (int64 array ``ctr``)
@@ -411,11 +411,9 @@ class DfsSearch:
         b, ctr = self.buf, self.ctr
         stop = int(ctr[C_NODES]) + nodes if nodes else None
         while True:
-            n = NODE_SLICE if deadline is None else DEADLINE_SLICE
-            if stop is not None:
-                n = min(n, stop - int(ctr[C_NODES]))
-                if n <= 0:
-                    return None, "nodes"
+            n = next_slice(int(ctr[C_NODES]), stop, deadline is not None, NODE_SLICE)
+            if n == 0:
+                return None, "nodes"
             code = _dfs(b.stack, b.moves, b.mstart, b.nmoves, b.nxt, b.scores, b.autobuf,
                         b.t1, b.t2, b.tv, ctr, self.p, n)
             if code == R_GROW:

@@ -30,6 +30,13 @@ MAX_MEMORY_LIMIT = 1 << 50    # more than any machine has: a typo, refused up fr
 DEADLINE_SLICE = 256
 
 
+def next_slice(done: int, stop: int | None, timed: bool, node_slice: int) -> int:
+    """Nodes for an engine's next kernel call: its ``node_slice``, or DEADLINE_SLICE under a
+    clock, and no more than is left before ``stop`` (None: no limit); 0 when nothing is."""
+    n = DEADLINE_SLICE if timed else node_slice
+    return n if stop is None else max(0, min(n, stop - done))
+
+
 class SettingsError(RulesError):
     """A bad search setting (an unknown heuristic, a weight below 1, a negative budget...)."""
 

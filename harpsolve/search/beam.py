@@ -1,0 +1,274 @@
+"""Beam search: a solution finder that keeps the best ``width`` positions of each depth.
+
+A depth-first search commits to its first child and spends its budget under
+it; on the single-card games that is where it fails (issue 11: the deals the
+restarts leave unknown are mostly winnable, since the same deals are won
+once runs may move).  A beam keeps the ``width`` best children of a whole
+depth, by the restarts' feature keys (search/dfs.py ``_feature_key``), and
+so follows many lines at the same pace; Bjarnason, Tadepalli & Fern (2007)
+found Klondike solutions with searches of this kind that depth-first search
+misses.  Measured (benchmarks/README, sixteenth session, bench_beam.py):
+beams of 16-1 024 win 19 of 20 easy-harp deals, 20 of 20 harp deals and 11
+of 12 big-harp deals that the portfolio had left unknown (easy-harp at up
+to 4 000 000 nodes), most in well under a million children.
+
+Solutions only: the beam drops all but ``width`` positions of each depth, so
+running out of positions proves nothing.  A table of every position ever
+made (the transposition table of search/tt.py, fingerprints only) keeps the
+beam from coming back to a position by another line.  A found line is a
+kernel path from the root, like the depth-first search's, and is shortened,
+turned into tokens and replayed by the reference engine like any other.
+
+The kernel runs in slices (``node_slice`` children a call) and keeps all of
+its state in the caller's arrays, so a schedule can pause and resume it: the
+children are made in the same order either way, and a search sliced any way
+finds the same line in the same nodes as one run in one call (tested).
+
+Arrays: ``cur`` the positions of the current depth (``ctr[C_NCUR]`` of them);
+``ckey``/``cpar``/``cmove`` the children kept so far (their key, their
+parent's index in ``cur``, the move), cut down to the ``width`` best whenever
+they fill up and at the end of a depth; ``hpar``/``hmove`` the history, one
+entry per position ever kept, depth ``d``'s entries from ``hstart[d]``: the
+index of its parent in depth ``d - 1`` and the move that made it.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from ..config import JIT
+from ..movegen import MAX_MOVES, _apply, _auto, _gen, _won
+from ..state import O_OBLIG, STATE_BYTES, _fingerprint
+from .dfs import _child_key
+from .settings import next_slice
+from .tt import _claim
+
+# kernel return codes
+B_SOLVED, B_EMPTY, B_PAUSED, B_DEPTH, B_GROW, B_HISTORY = range(6)
+# counters (int64 array ``ctr``)
+C_DEPTH, C_PARENT, C_MOVE, C_NCAND, C_NCUR, C_NODES, C_STORED, C_PATHLEN, C_DROPPED, C_SIZE = range(10)
+
+MAX_DEPTH = 4096          # deepest line in kernel moves (an easy-harp win is a few hundred)
+# The runs of the engine (search/engine.py, Beam): rounds of the weight sets ``SETS`` (of
+# search/restarts.py, WEIGHT_SETS: the three that lead there), the width growing fourfold from
+# round to round up to MAX_WIDTH, each run at most RUN_NODES children per unit of width (a
+# beam that has not won by then wanders: lines of thousands of moves shuffling cards).
+SETS = (3, 2, 6)
+FIRST_WIDTH = 16
+MAX_WIDTH = 4096
+RUN_NODES = 8000
+CANDIDATES = 16           # children kept (per unit of width) before a depth is cut down
+NODE_SLICE = 100_000      # children a kernel call makes: the clock is read between calls
+INITIAL_TABLE = 1 << 14
+INITIAL_HISTORY = 1 << 14
+
+
+@njit(**JIT)
+def _select(ckey, cpar, cmove, nc, keep):
+    """Move the ``keep`` smallest keys of the first ``nc`` children to the front, in
+    increasing key order (ties: the earlier child first); returns how many are kept."""
+    order = np.argsort(ckey[:nc], kind="mergesort")[:keep]
+    k = order.shape[0]
+    k2 = ckey[order]
+    p2 = cpar[order]
+    m2 = cmove[order]
+    ckey[:k] = k2
+    cpar[:k] = p2
+    cmove[:k] = m2
+    return k
+
+
+@njit(**JIT)
+def _beam(cur, nxt, ckey, cpar, cmove, hstart, hpar, hmove, path, t1, t2, ctr, p, node_slice):
+    """Search on for at most ``node_slice`` children; returns a B_* code.  B_GROW: the
+    table is half full (double it and call again); B_HISTORY: the history arrays are full
+    (the same).  On B_SOLVED the line is ``path[:ctr[C_PATHLEN]]``."""
+    width = cur.shape[0]
+    moves = np.empty(MAX_MOVES, np.int64)
+    scores = np.empty(MAX_MOVES, np.int32)
+    autobuf = np.empty(256, np.int64)
+    child = np.empty(cur.shape[1], np.uint8)
+    d = ctr[C_DEPTH]
+    i = ctr[C_PARENT]
+    j = ctr[C_MOVE]
+    nc = ctr[C_NCAND]
+    ncur = ctr[C_NCUR]
+    nodes = ctr[C_NODES]
+    stored = ctr[C_STORED]
+    limit = nodes + node_slice
+    half = t1.shape[0] // 2
+    code = B_DEPTH
+    while d < MAX_DEPTH:
+        while i < ncur:
+            n = _gen(cur[i], p, moves, scores)
+            while j < n:
+                if nodes >= limit or stored >= half:
+                    code = B_PAUSED if nodes >= limit else B_GROW
+                    break
+                m = moves[j]
+                j += 1
+                child[:] = cur[i]
+                _apply(child, m, p)
+                if child[O_OBLIG] == 0:
+                    _auto(child, p, autobuf)
+                nodes += 1
+                if _won(child, p):
+                    path[d] = m
+                    slot = i
+                    for k in range(d, 0, -1):
+                        e = hstart[k] + slot
+                        path[k - 1] = hmove[e]
+                        slot = hpar[e]
+                    ctr[C_PATHLEN] = d + 1
+                    ctr[C_NODES] = nodes
+                    ctr[C_STORED] = stored
+                    ctr[C_DEPTH] = d
+                    return B_SOLVED
+                h1, h2 = _fingerprint(child, p)
+                if _claim(t1, t2, h1, h2) >= 0:
+                    continue
+                stored += 1
+                if nc == ckey.shape[0]:
+                    nc = _select(ckey, cpar, cmove, nc, width)
+                    ctr[C_DROPPED] = 1
+                ckey[nc] = _child_key(child, m, p)
+                cpar[nc] = i
+                cmove[nc] = m
+                nc += 1
+            if j < n:
+                break  # paused or the table is full: go on from (i, j) next call
+            i += 1
+            j = 0
+        if i < ncur:
+            break
+        if nc == 0:
+            code = B_EMPTY
+            break
+        keep = min(nc, width)
+        if nc > keep:
+            ctr[C_DROPPED] = 1
+        if hstart[d + 1] + keep > hpar.shape[0]:
+            code = B_HISTORY
+            break
+        ncur = _select(ckey, cpar, cmove, nc, keep)
+        h = hstart[d + 1]
+        for k in range(ncur):
+            nxt[k] = cur[cpar[k]]
+            _apply(nxt[k], cmove[k], p)
+            if nxt[k][O_OBLIG] == 0:
+                _auto(nxt[k], p, autobuf)
+            hpar[h + k] = cpar[k]
+            hmove[h + k] = cmove[k]
+        cur[:ncur] = nxt[:ncur]
+        d += 1
+        hstart[d + 1] = h + ncur
+        i = 0
+        j = 0
+        nc = 0
+    ctr[C_DEPTH] = d
+    ctr[C_PARENT] = i
+    ctr[C_MOVE] = j
+    ctr[C_NCAND] = nc
+    ctr[C_NCUR] = ncur
+    ctr[C_NODES] = nodes
+    ctr[C_STORED] = stored
+    return code
+
+
+class BeamSearch:
+    """One beam search of ``width`` from the packed ``root`` under the kernel vector ``p``
+    (whose heuristic orders the children: search/dfs.py ``_child_key``), run in slices."""
+
+    def __init__(self, root: np.ndarray, p: np.ndarray, width: int):
+        from .. import movegen as mg
+        from .tt import new_table
+
+        self.p, self.width = p, width
+        start = root.copy()
+        mg._auto(start, p, np.zeros(256, np.int64))
+        self.cur = np.zeros((width, STATE_BYTES), np.uint8)
+        self.nxt = np.zeros((width, STATE_BYTES), np.uint8)
+        self.cur[0] = start
+        self.ckey = np.zeros(CANDIDATES * width, np.int64)
+        self.cpar = np.zeros(CANDIDATES * width, np.int64)
+        self.cmove = np.zeros(CANDIDATES * width, np.int64)
+        self.hstart = np.zeros(MAX_DEPTH + 2, np.int64)
+        self.hstart[1] = 1  # depth 0 is the root, entry 0
+        self.hpar = np.zeros(INITIAL_HISTORY, np.int32)
+        self.hmove = np.zeros(INITIAL_HISTORY, np.int64)
+        self.path = np.zeros(MAX_DEPTH + 1, np.int64)
+        self.t1, self.t2 = new_table(INITIAL_TABLE)
+        h1, h2 = _fingerprint(start, p)
+        _claim(self.t1, self.t2, np.uint64(h1), np.uint64(h2))
+        self.ctr = np.zeros(C_SIZE, np.int64)
+        self.ctr[C_NCUR] = 1
+        self.ctr[C_STORED] = 1
+        self.final = ("solved", "") if mg._won(start, p) else None
+
+    @property
+    def nodes(self) -> int:
+        return int(self.ctr[C_NODES])
+
+    @property
+    def states(self) -> int:
+        return int(self.ctr[C_STORED])
+
+    @property
+    def depth(self) -> int:
+        return int(self.ctr[C_DEPTH])
+
+    @property
+    def dropped(self) -> bool:
+        """Has the beam left out a position it made?  If not, and every line ended, it has
+        made every position reachable from the root: a wider beam would do the same again."""
+        return bool(self.ctr[C_DROPPED])
+
+    def nbytes(self) -> int:
+        return (self.t1.nbytes + self.t2.nbytes + self.hpar.nbytes + self.hmove.nbytes + self.cur.nbytes
+                + self.nxt.nbytes + 3 * self.ckey.nbytes)
+
+    def advance(self, nodes: int = 0, deadline: float | None = None, reserve=None):
+        """Search on for at most ``nodes`` more children (0 = no limit) or until ``deadline``.
+        Returns (status, why): ("solved", ""), ("ended", "empty" | "depth" | "memory") -- final
+        -- or (None, "nodes" | "time"): paused, call again."""
+        import time
+
+        from .tt import _rehash, new_payload, new_table
+
+        if self.final is not None:
+            return self.final
+        ctr = self.ctr
+        stop = int(ctr[C_NODES]) + nodes if nodes else None
+        while True:
+            n = next_slice(int(ctr[C_NODES]), stop, deadline is not None, NODE_SLICE)
+            if n == 0:
+                return None, "nodes"
+            code = _beam(self.cur, self.nxt, self.ckey, self.cpar, self.cmove, self.hstart, self.hpar, self.hmove,
+                         self.path, self.t1, self.t2, ctr, self.p, n)
+            if code == B_GROW or code == B_HISTORY:
+                grow = self.t1.nbytes + self.t2.nbytes if code == B_GROW else self.hpar.nbytes + self.hmove.nbytes
+                if reserve is not None and not reserve(self.nbytes() + grow):
+                    self.final = ("ended", "memory")
+                    return self.final
+                if code == B_GROW:
+                    size = self.t1.shape[0] * 2
+                    n1, n2 = new_table(size)
+                    _rehash(self.t1, self.t2, new_payload(self.t1.shape[0]), n1, n2, new_payload(size))
+                    self.t1, self.t2 = n1, n2
+                else:
+                    self.hpar = np.concatenate([self.hpar, np.zeros_like(self.hpar)])
+                    self.hmove = np.concatenate([self.hmove, np.zeros_like(self.hmove)])
+                continue
+            if code == B_SOLVED:
+                self.final = ("solved", "")
+                return self.final
+            if code in (B_EMPTY, B_DEPTH):
+                self.final = ("ended", "empty" if code == B_EMPTY else "depth")
+                return self.final
+            if deadline is not None and time.perf_counter() > deadline:
+                return None, "time"
+
+    def line(self) -> list[int]:
+        """The kernel moves from the root to the won position (after "solved")."""
+        return [int(m) for m in self.path[:int(self.ctr[C_PATHLEN])]]
+

@@ -1,0 +1,110 @@
+"""Beam search (search/beam.py): its wins replay, it never proves, slicing and growing its
+arrays change nothing, and in the portfolio it is a solutions-only row."""
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from harpsolve.deals import deal_layout
+from harpsolve.reference import replay
+from harpsolve.rules import get_rules
+from harpsolve.search import beam, engine, restarts
+from harpsolve.search.shortcut import line_tokens
+from harpsolve.solver import ALL_CUTS, solve
+from harpsolve.state import pack
+
+from positions import deadlock_candidate, endgame
+
+
+def one_beam(rules, layout, width=16, ws=3, nodes=400_000, slice_nodes=0):
+    """One beam run to its end (or ``nodes``), in slices of ``slice_nodes`` (0: one call)."""
+    p = restarts.run_params(rules, ws, 1, streamlined=False)
+    s = beam.BeamSearch(pack(layout, rules), p, width)
+    while True:
+        step = min(slice_nodes, nodes - s.nodes) if slice_nodes else nodes - s.nodes
+        status, why = s.advance(step)
+        if status is not None or s.nodes >= nodes:
+            return s, p, status, why
+
+
+@pytest.mark.parametrize("variant,deal", [("easy-harp", 1), ("harp", 13), ("big-harp", 21)])
+def test_a_beam_win_replays(variant, deal):
+    """Deals a beam of 16 wins (measured); the line, as tokens, wins in the reference engine."""
+    rules = get_rules(variant)
+    layout = deal_layout(rules, deal)
+    s, p, status, _ = one_beam(rules, layout, nodes=2_000_000)
+    assert status == "solved"
+    assert replay(rules, layout, line_tokens(pack(layout, rules), s.line(), p)).won
+
+
+def test_slices_and_growth_change_nothing(monkeypatch):
+    """The kernel resumes exactly: a beam run in slices of 777 children finds the same line in
+    the same nodes as one run in one call, and so does one whose table and history start tiny
+    (they grow many times on the way)."""
+    rules = get_rules("easy-harp")
+    layout = deal_layout(rules, 1)
+    whole = one_beam(rules, layout)[0]
+    sliced = one_beam(rules, layout, slice_nodes=777)[0]
+    monkeypatch.setattr(beam, "INITIAL_TABLE", 1 << 6)
+    monkeypatch.setattr(beam, "INITIAL_HISTORY", 8)
+    small = one_beam(rules, layout)[0]
+    assert whole.final == ("solved", "")
+    for other in (sliced, small):
+        assert (other.final, other.nodes, other.states, other.line()) == (
+            whole.final, whole.nodes, whole.states, whole.line())
+    assert small.t1.shape[0] > 1 << 6 and small.hpar.shape[0] > 8  # both grew
+
+
+def test_a_dead_position_ends_the_beam_and_is_no_proof():
+    """On a position the complete search proves lost, every line ends ("empty"), and the
+    portfolio row, solutions only, still says unknown."""
+    rules = get_rules("klondike-1")
+    for seed in range(200):
+        dead = deadlock_candidate(rules, random.Random(seed), 10)
+        if solve(rules, layout=dead, algorithm="dfs", max_nodes=200_000).status == "unsolvable" \
+                and one_beam(rules, dead, width=4)[0].dropped:
+            break
+    else:
+        pytest.fail("no dead position with some play in it among the candidates")
+    s, _, status, why = one_beam(rules, dead, width=4)
+    assert (status, why) == ("ended", "empty")
+    pos = engine.Position(rules, dead, cuts=ALL_CUTS)
+    only = engine.Schedule("t", "rounds", (engine.Entry("beam", engine.BOTH, 1.0),))
+    eng = engine.Beam(pos, engine.Memory(1 << 30))
+    out = eng.advance(50_000, None)
+    assert out.status == "unknown" and out.proof is None
+    # with no budget the row still stops: a beam wide enough to drop nothing has made every
+    # reachable position, and the engine is done
+    out = engine.run(pos, only, max_nodes=0)
+    assert out.status == "unknown" and out.proof is None
+    wide = one_beam(rules, dead, width=beam.MAX_WIDTH)[0]
+    assert wide.final == ("ended", "empty") and not wide.dropped
+
+
+def test_the_beam_row_wins_endgames_that_replay():
+    """The engine's wins (its runs, one after another) are solutions that replay."""
+    won = 0
+    for k, variant in enumerate(["easy-harp", "harp", "klondike-3", "big-harp"] * 2):
+        rules = get_rules(variant)
+        layout = endgame(rules, random.Random(300 + k), 30)
+        pos = engine.Position(rules, layout, cuts=ALL_CUTS)
+        out = engine.Beam(pos, engine.Memory(1 << 30)).advance(300_000, None)
+        assert out.status in ("solved", "unknown")
+        if out.status == "solved":
+            won += 1
+            assert out.engine.startswith("beam w") and replay(rules, layout, out.tokens).won
+    assert won >= 4, "too few wins to check anything"
+
+
+def test_the_runs_widen_by_round():
+    rules = get_rules("harp")
+    pos = engine.Position(rules, deal_layout(rules, 1), cuts=ALL_CUTS)
+    eng = engine.Beam(pos, engine.Memory(1 << 30))
+    names = []
+    for _ in range(3 * len(beam.SETS)):
+        eng._next()
+        names.append(eng.cur[0])
+    assert names[0] == f"beam w{beam.FIRST_WIDTH}.{beam.SETS[0]}"
+    assert names[len(beam.SETS)] == f"beam w{beam.FIRST_WIDTH * 4}.{beam.SETS[0]}"
+    assert all(eng.cur[2] == beam.RUN_NODES * int(n.split("w")[1].split(".")[0]) for n in names[-1:])
