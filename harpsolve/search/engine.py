@@ -420,7 +420,46 @@ class Rollout(Engine):
         return Outcome("unknown", self.name, reason="time" if late else "nodes")
 
 
-class Restarts(Engine):
+class _RunByRun(Engine):
+    """An engine that is a sequence of fresh searches ("runs"), each with a node cap, resumable
+    run by run: ``_next`` starts the next run (``self.cur`` = (name, kernel vector, cap,
+    search); False when none is left), ``_verdict`` says what a run's (code, why) means."""
+
+    def __init__(self, pos, memory):
+        super().__init__(pos, memory)
+        self.cur = None
+
+    def _next(self) -> bool:
+        raise NotImplementedError
+
+    def _verdict(self, code, why) -> Outcome | None:
+        """The Outcome that ends the engine (``done`` set), or None to go on."""
+        raise NotImplementedError
+
+    def advance(self, nodes, deadline):
+        used = 0
+        while not nodes or used < nodes:
+            if self.cur is None and not self._next():
+                self.done = True
+                break
+            _, _, cap, s = self.cur
+            left = cap - s.nodes
+            step = left if not nodes else min(left, nodes - used)
+            before = s.nodes
+            code, why = s.advance(step, deadline, self.memory.reserve_for(self.name))
+            used += s.nodes - before
+            self.nodes += s.nodes - before
+            out = self._verdict(code, why)
+            if out is not None or self.done:
+                return out or Outcome("unknown", self.name, reason="nodes")
+            if why == "time":
+                return Outcome("unknown", self.name, reason="time")
+            if code is not None or why == "memory" or s.nodes >= cap:
+                self.cur = None  # this run is over: the next one
+        return Outcome("unknown", self.name, reason="nodes")
+
+
+class Restarts(_RunByRun):
     """The restart portfolio (search/restarts.py), resumable run by run: rounds of ten move
     orders (plain and streamlined) with doubling budgets, each a fresh depth-first search."""
 
@@ -432,7 +471,6 @@ class Restarts(Engine):
         from . import restarts
 
         self.runs = restarts.Runs()
-        self.cur = None
 
     def _next(self):
         from . import dfs, restarts
@@ -442,42 +480,28 @@ class Restarts(Engine):
         except StopIteration:  # no configuration left (every one streamlined, and dropped)
             return False
         p = restarts.run_params(self.pos.rules, k, level, streamlined=streamlined, cuts=self.pos.cuts)
-        self.cur = (f"restarts {'s' if streamlined else 'r'}{level}.{k}", streamlined, cap, p,
+        self.streamlined = streamlined
+        self.cur = (f"restarts {'s' if streamlined else 'r'}{level}.{k}", p, cap,
                     dfs.DfsSearch(self.pos.root, p, dfs.buffers("restarts"), restarts.INITIAL_TABLE))
         return True
 
-    def advance(self, nodes, deadline):
+    def _verdict(self, code, why):
         from . import dfs
 
-        used = 0
-        while not nodes or used < nodes:
-            if self.cur is None and not self._next():
-                self.done = True
-                break
-            name, streamlined, cap, p, s = self.cur
-            left = cap - s.nodes
-            step = left if not nodes else min(left, nodes - used)
-            before = s.nodes
-            code, why = s.advance(step, deadline, self.memory.reserve_for(self.name))
-            used += s.nodes - before
-            self.nodes += s.nodes - before
-            if code == dfs.R_SOLVED:
-                self.done = True
-                return Outcome("solved", name, tokens=self.pos.tokens(s.path(), p), nodes=s.nodes,
-                               states=s.states, max_depth=s.max_depth)
-            if code == dfs.R_EXHAUSTED and s.complete and not streamlined:
-                self.done = True
-                return Outcome("unsolvable", name, proof="exhausted", nodes=s.nodes, states=s.states)
-            if code == dfs.R_EXHAUSTED and s.complete:
-                self.runs.drop_streamlined()  # the streamlined graph is exhausted: no win in it
-            if why == "time":
-                return Outcome("unknown", self.name, reason="time")
-            if code is not None or why == "memory" or s.nodes >= cap:
-                self.cur = None  # this run is over: the next one
-        return Outcome("unknown", self.name, reason="nodes")
+        name, p, _, s = self.cur
+        if code == dfs.R_SOLVED:
+            self.done = True
+            return Outcome("solved", name, tokens=self.pos.tokens(s.path(), p), nodes=s.nodes,
+                           states=s.states, max_depth=s.max_depth)
+        if code == dfs.R_EXHAUSTED and s.complete and not self.streamlined:
+            self.done = True
+            return Outcome("unsolvable", name, proof="exhausted", nodes=s.nodes, states=s.states)
+        if code == dfs.R_EXHAUSTED and s.complete:
+            self.runs.drop_streamlined()  # the streamlined graph is exhausted: no win in it
+        return None
 
 
-class Beam(Engine):
+class Beam(_RunByRun):
     """Beam searches (search/beam.py), resumable run by run: the weight sets of ``beam.SETS``
     in turn, the width growing fourfold every round; solutions only (a beam drops lines)."""
 
@@ -487,7 +511,6 @@ class Beam(Engine):
     def __init__(self, pos, memory):
         super().__init__(pos, memory)
         self.run = 0
-        self.cur = None
 
     def _next(self):
         from . import beam, restarts
@@ -498,33 +521,19 @@ class Beam(Engine):
         p = restarts.run_params(self.pos.rules, ws, rnd + 1, streamlined=False, cuts=self.pos.cuts)
         self.cur = (f"beam w{width}.{ws}", p, beam.RUN_NODES * width, beam.BeamSearch(self.pos.root, p, width))
         self.run += 1
+        return True
 
-    def advance(self, nodes, deadline):
-        used = 0
-        while not nodes or used < nodes:
-            if self.cur is None:
-                self._next()
-            name, p, cap, s = self.cur
-            left = cap - s.nodes
-            step = left if not nodes else min(left, nodes - used)
-            before = s.nodes
-            status, why = s.advance(step, deadline, self.memory.reserve_for(self.name))
-            used += s.nodes - before
-            self.nodes += s.nodes - before
-            if status == "solved":
-                self.done = True
-                return Outcome("solved", name, tokens=self.pos.tokens(s.line(), p), nodes=s.nodes, states=s.states,
-                               max_depth=s.depth)
-            if why == "time":
-                return Outcome("unknown", self.name, reason="time")
-            if why == "empty" and not s.dropped:
-                # every line ended and none was left out: the beam made every reachable
-                # position, and so would every wider one (solutions only: still no verdict)
-                self.done = True
-                break
-            if status is not None or s.nodes >= cap:
-                self.cur = None  # this run is over (lines ended, or its nodes): the next one
-        return Outcome("unknown", self.name, reason="nodes")
+    def _verdict(self, status, why):
+        name, p, _, s = self.cur
+        if status == "solved":
+            self.done = True
+            return Outcome("solved", name, tokens=self.pos.tokens(s.line(), p), nodes=s.nodes, states=s.states,
+                           max_depth=s.depth)
+        if why == "empty" and not s.dropped:
+            # every line ended and none was left out: the beam made every reachable position,
+            # and so would every wider one (solutions only: still no verdict)
+            self.done = True
+        return None
 
 
 class DeadEnd(Engine):
