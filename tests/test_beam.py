@@ -106,5 +106,5 @@ def test_the_runs_widen_by_round():
         eng._next()
         names.append(eng.cur[0])
     assert names[0] == f"beam w{beam.FIRST_WIDTH}.{beam.SETS[0]}"
-    assert names[len(beam.SETS)] == f"beam w{beam.FIRST_WIDTH * 4}.{beam.SETS[0]}"
+    assert names[len(beam.SETS)] == f"beam w{beam.FIRST_WIDTH << beam.GROWTH}.{beam.SETS[0]}"
     assert all(eng.cur[2] == beam.RUN_NODES * int(n.split("w")[1].split(".")[0]) for n in names[-1:])

@@ -516,7 +516,7 @@ class Beam(_RunByRun):
         from . import beam, restarts
 
         rnd, k = divmod(self.run, len(beam.SETS))
-        width = min(beam.FIRST_WIDTH << (2 * rnd), beam.MAX_WIDTH)
+        width = min(beam.FIRST_WIDTH << (beam.GROWTH * rnd), beam.MAX_WIDTH)
         ws = beam.SETS[k]
         p = restarts.run_params(self.pos.rules, ws, rnd + 1, streamlined=False, cuts=self.pos.cuts)
         self.cur = (f"beam w{width}.{ws}", p, beam.RUN_NODES * width, beam.BeamSearch(self.pos.root, p, width))
@@ -666,13 +666,15 @@ ENGINES = {e.name: e for e in (DeadEnd, Dfs, FastDfs, Climb, WAStar, Afree, Afre
 # with its 3 passes was the slow one), fifteenth session: 51 hard klondike-3 deals mean 1.91 s
 # at 8, 1.77 at 16; klondike-3 1-300 61 / 59 ms; big-harp 1-60 at 500 000 nodes 23 unknown
 # either way; endless-harp 1-300 the same (bench_schedule.py --row relax --weights 8,16).
-# The beam row (sixteenth session, bench_schedule.py --row beam --weights 0,16,64): easy-harp
-# 1-300 at 2 000 000 nodes 14 unknown without it, 1 at 16 and at 64, mean 0.248 / 0.069 /
-# 0.065 s; 40 of the easy-harp deals the table left unknown: 40 / 3 / 3 unknown; 47 unknown
-# harp deals at 500 000: 24 / 2 / 2; klondike-3 1-300 the same within noise (3 / 4 / 3
-# unknown, mean nodes 45 899 / 43 559 / 49 444); endless-harp 1-200 unchanged.  16, not 64:
-# the single-card games gain a little more at 64 (harp mean 0.18 -> 0.13 s), the run-moving
-# ones pay for it in nodes.
+# The beam row (sixteenth session, bench_schedule.py --row beam --weights 0,16,64; first width
+# 16 then): easy-harp 1-300 at 2 000 000 nodes 14 unknown without it, 1 at 16 and at 64, mean
+# 0.248 / 0.069 / 0.065 s; 40 of the easy-harp deals the table left unknown: 40 / 3 / 3
+# unknown; 47 unknown harp deals at 500 000: 24 / 2 / 2; klondike-3 1-300 the same within
+# noise (3 / 4 / 3 unknown, mean nodes 45 899 / 43 559 / 49 444); endless-harp 1-200
+# unchanged.  16, not 64: the single-card games gain a little more at 64 (harp mean 0.18 ->
+# 0.13 s), the run-moving ones pay for it in nodes.  With the first width 4 (beam.py):
+# easy-harp 1-300 14 unknown without the row, none at 16, mean 0.263 -> 0.060 s; klondike-3
+# 1-300 3 / 4 unknown, mean nodes 45 899 / 43 183.
 PORTFOLIO = Schedule("portfolio", "rounds", (
     Entry("dead-end", PROOFS, 0.0, 1),
     Entry("wastar", BOTH, 0.0, WASTAR_MAX_NODES),

@@ -79,8 +79,8 @@ TABLE = (
            older=None),
     Column("layout_hash", "string",
            "`--layouts` rows: 16 hex digits of the SHA-256 of the layout's canonical JSON", older=None),
-    Column("engine", "string", "the engine that decided (`afree`, `restarts r2.3`, `climb 1`, `dfs`, `wastar`, "
-           "`dead-end`, `relax (afree)`…)", since=2, older=None),
+    Column("engine", "string", "the engine that decided (`afree`, `restarts r2.3`, `beam w64.3`, `climb 1`, `dfs`, "
+           "`wastar`, `dead-end`, `relax (afree)`…)", since=2, older=None),
     Column("proof", "string", "for `unsolvable`, the proof: `exhausted` (a complete depth-first search), "
            "`exhausted: arrangement-free`, `relaxed: draw=1` (unsolvable in that weaker game), "
            "`dead end: 7C`; null otherwise", since=2, older=None),
