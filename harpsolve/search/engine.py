@@ -674,7 +674,10 @@ ENGINES = {e.name: e for e in (DeadEnd, Dfs, FastDfs, Climb, WAStar, Afree, Afre
 # unchanged.  16, not 64: the single-card games gain a little more at 64 (harp mean 0.18 ->
 # 0.13 s), the run-moving ones pay for it in nodes.  With the first width 4 (beam.py):
 # easy-harp 1-300 14 unknown without the row, none at 16, mean 0.263 -> 0.060 s; klondike-3
-# 1-300 3 / 4 unknown, mean nodes 45 899 / 43 183.
+# 1-300 3 / 4 unknown, mean nodes 45 899 / 43 183.  Then 16 / 32 / 64: klondike-3 1-300 mean
+# nodes 43 183 / 45 141 / 49 958 (4 / 3 / 3 unknown, the same time); easy-harp 1-300 34 331 /
+# 31 439 / 30 089, mean 0.057 / 0.050 / 0.045 s; harp 2 001-2 150 at 200 000 nodes 33 / 32
+# unknown at 16 / 32, mean 0.168 / 0.144 s (0.155 / 0.115 at 16 / 64 in another run): 32.
 PORTFOLIO = Schedule("portfolio", "rounds", (
     Entry("dead-end", PROOFS, 0.0, 1),
     Entry("wastar", BOTH, 0.0, WASTAR_MAX_NODES),
@@ -682,7 +685,7 @@ PORTFOLIO = Schedule("portfolio", "rounds", (
     Entry("afree", BOTH, 16.0),
     Entry("afree-other", SOLUTIONS, 4.0),
     Entry("restarts", BOTH, 4.0),
-    Entry("beam", SOLUTIONS, 16.0),
+    Entry("beam", SOLUTIONS, 32.0),
     Entry("relax", PROOFS, 16.0),
     Entry("relax-dfs", PROOFS, 0.5),
     Entry("dfs", BOTH, 1.0),
