@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 
 import pytest
+from hypothesis import HealthCheck, assume, given, settings, strategies as st
 
 from harpsolve.deals import deal_layout
 from harpsolve.reference import replay
@@ -108,3 +109,24 @@ def test_the_runs_widen_by_round():
     assert names[0] == f"beam w{beam.FIRST_WIDTH}.{beam.SETS[0]}"
     assert names[len(beam.SETS)] == f"beam w{beam.FIRST_WIDTH << beam.GROWTH}.{beam.SETS[0]}"
     assert all(eng.cur[2] == beam.RUN_NODES * int(n.split("w")[1].split(".")[0]) for n in names[-1:])
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(variant=st.sampled_from(["easy-harp", "harp", "klondike-3", "big-harp", "klondike-1"]),
+       seed=st.integers(0, 2**32), left=st.integers(6, 22), deadlock=st.booleans(), takeback=st.booleans())
+def test_a_beam_that_drops_nothing_agrees_with_the_complete_search(variant, seed, left, deadlock, takeback):
+    """Cross-check with the complete depth-first search on random small positions: a beam
+    never wins a position the search proves lost, and one wide enough to drop nothing
+    searches the whole graph, so it wins exactly the positions the search solves."""
+    rules = get_rules(variant, {"takeback": takeback})
+    rng = random.Random(seed)
+    # the deadlock candidates from rank 6 up are lost about half the time (measured)
+    layout = deadlock_candidate(rules, rng, 6) if deadlock else endgame(rules, rng, left)
+    plain = solve(rules, layout=layout, algorithm="dfs", max_nodes=1_000_000)
+    assume(plain.status != "unknown")
+    s, p, status, why = one_beam(rules, layout, width=beam.MAX_WIDTH, nodes=1_000_000)
+    if status == "solved":
+        assert plain.status == "solved"
+        assert replay(rules, layout, line_tokens(pack(layout, rules), s.line(), p)).won
+    elif not s.dropped and why == "empty":
+        assert plain.status == "unsolvable"
