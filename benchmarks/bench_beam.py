@@ -41,15 +41,13 @@ def main(argv=None) -> int:
     from harpsolve.search.shortcut import line_tokens
     from harpsolve.state import pack
     from harpsolve.sweep.jobs import parse_range
-    from harpsolve.sweep.store import best_rows, load_results
+    from harpsolve.sweep.store import deals_by_status
 
     rules = get_rules(a.variant)
     if a.deals:
         deals = parse_range(a.deals)
     elif a.unknown_of:
-        df = best_rows(load_results([a.unknown_of]).frame)
-        df = df[(df["rules_fingerprint"] == rules.fingerprint()) & (df["status"] == "unknown")]
-        deals = sorted(df["deal"].astype(int))[::a.every]
+        deals = deals_by_status(a.unknown_of, rules).get("unknown", [])[::a.every]
     else:
         sys.exit("give --deals or --unknown-of")
     if a.limit:

@@ -44,7 +44,7 @@ def main(argv=None) -> int:
     from harpsolve.search import afree, relax
     from harpsolve.search.settings import parse_size
     from harpsolve.sweep.jobs import parse_range
-    from harpsolve.sweep.store import best_rows, load_results
+    from harpsolve.sweep.store import deals_by_status
 
     rules = get_rules(a.variant)
     if a.game:
@@ -56,13 +56,10 @@ def main(argv=None) -> int:
         games = [(row.proof.removeprefix("relaxed: "), row.relax(rules)) for row in relax.relaxations(rules)]
     if not a.deals and not a.unknown_of:
         sys.exit("give --deals or --unknown-of")
-    solved_in_table: set[int] = set()
     folder = a.table or a.unknown_of
-    if folder:
-        df = best_rows(load_results([folder]).frame)
-        df = df[df["rules_fingerprint"] == rules.fingerprint()]
-        solved_in_table = set(df[df["status"] == "solved"]["deal"].astype(int))
-    deals = parse_range(a.deals) if a.deals else sorted(df[df["status"] == "unknown"]["deal"].astype(int))
+    by_status = deals_by_status(folder, rules) if folder else {}
+    solved_in_table = set(by_status.get("solved", ()))
+    deals = parse_range(a.deals) if a.deals else by_status.get("unknown", [])
     if a.limit:
         deals = deals[: a.limit]
     cap = parse_size(a.max_memory)

@@ -471,6 +471,7 @@ class Restarts(_RunByRun):
         from . import restarts
 
         self.runs = restarts.Runs()
+        self.streamlined = False  # the current run's
 
     def _next(self):
         from . import dfs, restarts

@@ -316,6 +316,14 @@ def best_rows(df):
     return d.sort_values(keys).reset_index(drop=True)
 
 
+def deals_by_status(folder: str, rules: Rules) -> dict[str, list[int]]:
+    """The numbered deals of ``rules`` in the results under ``folder``, by the status of each
+    one's best row (``best_rows``), each list in increasing order."""
+    df = best_rows(load_results([folder]).frame)
+    df = df[(df["rules_fingerprint"] == rules.fingerprint()) & df["deal"].notna()]
+    return {str(st): sorted(int(d) for d in g["deal"]) for st, g in df.groupby("status")}
+
+
 def _covers(limits, limit):
     """Which of the rows' limits are at least ``limit`` (0 means no limit: it covers every limit)."""
     return (limits == 0) | ((limit != 0) & (limits >= limit))
