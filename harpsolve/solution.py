@@ -374,19 +374,28 @@ def drop_loops(start, steps) -> list:
     return kept
 
 
-def cut_loops(rules, layout, plays: list[Play]) -> list[Play]:
-    """Drop the plays between two visits of the same position (taps aside)."""
+def cut_loops(rules, layout, plays: list[Play]) -> list[Play] | None:
+    """Drop the plays between two visits of the same position (taps aside); None when the
+    plays do not replay with the fewest taps before each waste play (with a pass limit the
+    found line may have gone round the stock otherwise, and the fewest taps can run out of
+    passes: big-harp, tests/test_solution.py)."""
     game = Game(rules, layout, check=False, undo=False)
 
     def steps():
         for pl in plays:
             if pl.from_waste:
-                for t in taps_to(game, pl.card) or ():
+                taps = taps_to(game, pl.card)
+                if taps is None:
+                    raise MoveError(f"{pl.move}: no taps reach the card within the passes left")
+                for t in taps:
                     game.apply(t)
             game.apply(pl.move)
             yield pl, _position(game)
 
-    return drop_loops(_position(game), steps())
+    try:
+        return drop_loops(_position(game), steps())
+    except MoveError:
+        return None
 
 
 def _pile(pl: Play, end: str) -> str:
@@ -427,7 +436,7 @@ DETOUR_SPAN = 200
 DETOUR_WORK = 20_000  # easy-harp lines of ~150 plays use 8 000-18 000
 
 
-def without_detours(rules, layout, plays: list[Play]) -> list[Play]:
+def without_detours(rules, layout, plays: list[Play]) -> list[Play] | None:
     """Replace a card's trip through other piles by one move, or none.
 
     For each play of a card, the card's next play: when the card comes back
@@ -436,10 +445,10 @@ def without_detours(rules, layout, plays: list[Play]) -> list[Play]:
     sent up and taken back: ``t3>f`` ... ``f>t5`` becomes ``t3>t5``), made
     where the first or where the second was.  Each candidate is kept only
     if the whole line still wins, and is no longer.  Bounded: DETOUR_SPAN,
-    DETOUR_WORK.
+    DETOUR_WORK.  None when ``plays`` do not replay to a win with the fewest taps.
     """
     if line_of(rules, layout, plays) is None:
-        return plays
+        return None  # the plays do not replay with the fewest taps: nothing to build on
 
     work = [DETOUR_WORK]
 
