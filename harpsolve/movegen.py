@@ -472,6 +472,46 @@ def _empty_targets_ok(c, first_empty, prune):
 
 
 @njit(**JIT)
+def _targets(st, p, first_empty, want):
+    """Fill ``want[t]`` with the cards (bit ``card`` of a 52-bit set) that :func:`_fits`
+    column t -- the cards one rank below its top that build on it; for an empty column
+    the kings (or every card) if it is a target at all -- and return their union.
+
+    Why: talon plays try every reachable talon card against every column (draw 1 with
+    unlimited passes reaches the whole talon: ~55 cards x 9 columns in the Harp games),
+    which was most of a Harp node's move generation; a bit test replaces each ``_fits``
+    and the union skips the cards that fit nowhere.  Pinned by tests/test_kernel.py
+    against :func:`_fits` on random positions."""
+    union = np.int64(0)
+    suit_build = p[P_BUILD_SUIT]
+    for t in range(p[P_NCOL]):
+        tl = np.int64(st[O_LEN + t])
+        mask = np.int64(0)
+        if tl == 0:
+            if _empty_targets_ok(t, first_empty, p[P_PRUNE]):
+                if p[P_EMPTY_ANY]:
+                    mask = (np.int64(1) << 52) - 1
+                else:
+                    for s in range(4):
+                        mask |= np.int64(1) << (s * 13 + 12)
+        else:
+            top = np.int64(st[O_COLS + MAXLEN * t + tl - 1])
+            r = top % 13
+            if r > 0:
+                s = top // 13
+                if suit_build:
+                    mask = np.int64(1) << (s * 13 + r - 1)
+                else:
+                    red = s == 1 or s == 2
+                    for s2 in range(4):
+                        if (s2 == 1 or s2 == 2) != red:
+                            mask |= np.int64(1) << (s2 * 13 + r - 1)
+        want[t] = mask
+        union |= mask
+    return union
+
+
+@njit(**JIT)
 def _fits(st, p, card, t, first_empty):
     """May a single ``card`` go onto column t (its top, or t empty)?"""
     tl = np.int64(st[O_LEN + t])
@@ -663,6 +703,10 @@ def _gen(st, p, out, scores):
             first_empty = c
             break
 
+    # the cards that fit on each column (want[t]) and on some column (wanted)
+    want = np.empty(ncol, np.int64)
+    wanted = _targets(st, p, first_empty, want)
+
     # column -> foundation, column -> column, column -> cell
     first_cell = -1
     for k in range(p[P_CELLS]):
@@ -707,6 +751,8 @@ def _gen(st, p, out, scores):
                 sc = 150
             else:
                 sc = 300
+            if not (wanted >> card) & 1:
+                continue
             for t in range(ncol):
                 if t == c:
                     continue
@@ -745,7 +791,7 @@ def _gen(st, p, out, scores):
             if count < 0:
                 return -1
         for t in range(ncol):
-            if _fits(st, p, card, t, first_empty):
+            if (want[t] >> card) & 1:
                 count = _push_move(out, scores, count, _mk(M_CELL_COL, k, t, 0), 250)
                 if count < 0:
                     return -1
@@ -754,7 +800,7 @@ def _gen(st, p, out, scores):
     tlen = np.int64(st[O_TLEN])
     tptr = np.int64(st[O_TPTR])
     chains = _chains_on(p)
-    payoffs = np.zeros(128, np.int64)
+    payoffs = np.empty(128 if chains else 0, np.int64)
     npay = 0
     if chains and tlen > 0:
         npay = _payoffs(st, p, payoffs)
@@ -765,7 +811,11 @@ def _gen(st, p, out, scores):
         else:
             lo = tptr - 1
             hi = tptr
+        seen = np.int64(0)  # the cards of talon[:i] (chains: lo = 0), for _first_copy's test
         for i in range(max(lo, 0), hi):
+            card = np.int64(st[O_TALON + i])
+            first = not (seen >> card) & 1
+            seen |= np.int64(1) << card
             if compound:
                 d1, rec, d2 = _talon_route(tlen, tptr, np.int64(st[O_RECYC]), p[P_DRAW], p[P_PASSES], i)
                 if d1 < 0 or (p[P_REACH] and d1 + rec + d2 > p[P_REACH]):
@@ -773,18 +823,18 @@ def _gen(st, p, out, scores):
                 cost = d1 + d2 + 8 * rec
             else:
                 cost = 0
-            card = np.int64(st[O_TALON + i])
-            if chains and not _first_copy(st, i):
+            if chains and not first:
                 continue  # the talon is a multiset here: the other copy gives the same position
             if _found_place(st, card, p) >= 0:
                 count = _push_move(out, scores, count, _mk(M_TALON_FOUND, i, 0, 0), 1 + cost)
                 if count < 0:
                     return -1
+            if not (wanted >> card) & 1:
+                continue
+            if chains and not _chain_can_end(card, payoffs, npay, suit_build):
+                continue
             for t in range(ncol):
-                tl = np.int64(st[O_LEN + t])
-                if chains and not _chain_can_end(card, payoffs, npay, suit_build):
-                    break
-                if _fits(st, p, card, t, first_empty):
+                if (want[t] >> card) & 1:
                     count = _push_move(out, scores, count, _mk(M_TALON_COL, i, t, 0), 200 + cost)
                     if count < 0:
                         return -1
@@ -806,10 +856,10 @@ def _gen(st, p, out, scores):
             if h == 0 or _same_top_earlier(st, f, decks):
                 continue
             card = (f // decks) * 13 + h - 1
-            if not _takeback_needed(st, f, card, p):
+            if not (wanted >> card) & 1 or not _takeback_needed(st, f, card, p):
                 continue
             for t in range(ncol):
-                if _fits(st, p, card, t, first_empty):
+                if (want[t] >> card) & 1:
                     count = _push_move(out, scores, count, _mk(M_FOUND_COL, f, t, 0), 600)
                     if count < 0:
                         return -1

@@ -199,6 +199,47 @@ def perft_reference(rules, layout, depth) -> list[int]:
     return counts
 
 
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(variant=st.sampled_from(ALL), number=st.integers(1, 999_999), seed=st.integers(0, 2**32),
+       steps=st.integers(0, 80), prune=st.booleans())
+def test_target_sets_are_the_cards_that_fit(variant, number, seed, steps, prune):
+    """movegen._targets (the bit sets that replace _fits in move generation) holds, for every
+    column, exactly the cards that _fits it -- empty columns included -- and their union."""
+    rules = get_rules(variant)
+    layout = deal_layout(rules, number)
+    game = Game(rules, layout)
+    for tok in random_walk(rules, layout, random.Random(seed), steps):
+        game.apply(tok)
+    s = pack(game.to_layout(), rules)
+    p = kernel_params(rules, prune=prune)
+    ncol = rules.n_columns
+    first_empty = next((c for c in range(ncol) if s[mg.O_LEN + c] == 0), -1)
+    want = np.zeros(ncol, np.int64)
+    union = int(mg._targets(s, p, first_empty, want))
+    for card in range(52):
+        fits = [bool(mg._fits(s, p, np.int64(card), t, first_empty)) for t in range(ncol)]
+        assert [bool(int(want[t]) >> card & 1) for t in range(ncol)] == fits, (card, variant)
+        assert bool(union >> card & 1) == any(fits)
+
+
+def test_target_sets_on_empty_columns():
+    """The empty-column case, which random walks rarely reach: a king fits the first empty
+    column (every empty one without pruning), other ranks only where any card may go."""
+    for variant in ("easy-harp", "bakers-game"):
+        rules = get_rules(variant)
+        s = pack(deal_layout(rules, 1), rules)
+        s[mg.O_LEN + 1] = s[mg.O_LEN + 3] = 0
+        s[mg.O_DOWN + 1] = s[mg.O_DOWN + 3] = 0
+        for prune in (True, False):
+            p = kernel_params(rules, prune=prune)
+            want = np.zeros(rules.n_columns, np.int64)
+            mg._targets(s, p, 1, want)
+            for t in (1, 3):
+                for card in (12, 25, 0, 30):
+                    assert bool(int(want[t]) >> card & 1) == bool(mg._fits(s, p, np.int64(card), t, 1))
+            assert int(want[1]) >> 12 & 1 and (int(want[3]) >> 12 & 1) == (not prune)
+
+
 def compute_perft() -> dict:
     out = {}
     for v in ALL:

@@ -101,7 +101,8 @@ from ..movegen import (
 )
 from ..state import (
     MAXLEN, O_COLS, O_FOUND, O_LEN, O_OBLIG, O_RECYC, O_TALON, O_TLEN, O_TPTR, P_AUTO, P_BUILD_SUIT,
-    P_DECKS, P_DRAW, P_EMPTY_ANY, P_KING_RUNS, P_NCOL, P_PASSES, P_RUNS, P_TAKEBACK, STATE_BYTES, _fingerprint,
+    P_DECKS, P_DRAW, P_EMPTY_ANY, P_KING_RUNS, P_NCOL, P_PASSES, P_RUNS, P_TAKEBACK, STATE_BYTES, _copy_state,
+    _fingerprint,
 )
 from .settings import next_slice
 from .tt import _rehash, _slot
@@ -334,7 +335,7 @@ def _astar(p, mode, weight, store, parent, pmove, gc, dead, hf, hg, hn, t1, t2, 
         for i in range(count):
             m = moves[i]
             cost = _move_cost(st, m, p, mode)
-            child[:] = st
+            _copy_state(child, st)
             _apply(child, m, p)
             if auto and child[O_OBLIG] == 0:
                 cost += _auto(child, p, autobuf)  # each automatic move is one more move (token)

@@ -38,7 +38,7 @@ from numba import njit
 
 from ..config import JIT
 from ..movegen import MAX_MOVES, _apply, _auto, _gen, _won
-from ..state import O_OBLIG, STATE_BYTES, _fingerprint
+from ..state import O_OBLIG, STATE_BYTES, _copy_state, _fingerprint
 from .dfs import _child_key
 from .settings import next_slice
 from .tt import _claim
@@ -113,7 +113,7 @@ def _beam(cur, nxt, ckey, cpar, cmove, hstart, hpar, hmove, path, t1, t2, ctr, p
                     break
                 m = moves[j]
                 j += 1
-                child[:] = cur[i]
+                _copy_state(child, cur[i])
                 _apply(child, m, p)
                 if child[O_OBLIG] == 0:
                     _auto(child, p, autobuf)
@@ -159,13 +159,14 @@ def _beam(cur, nxt, ckey, cpar, cmove, hstart, hpar, hmove, path, t1, t2, ctr, p
         ncur = _select(ckey, cpar, cmove, nc, keep)
         h = hstart[d + 1]
         for k in range(ncur):
-            nxt[k] = cur[cpar[k]]
+            _copy_state(nxt[k], cur[cpar[k]])
             _apply(nxt[k], cmove[k], p)
             if nxt[k][O_OBLIG] == 0:
                 _auto(nxt[k], p, autobuf)
             hpar[h + k] = cpar[k]
             hmove[h + k] = cmove[k]
-        cur[:ncur] = nxt[:ncur]
+        for k in range(ncur):
+            _copy_state(cur[k], nxt[k])
         d += 1
         hstart[d + 1] = h + ncur
         i = 0

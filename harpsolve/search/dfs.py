@@ -44,7 +44,7 @@ from ..config import JIT
 from ..movegen import M_TALON_COL, M_TALON_FOUND, _apply, _auto, _gen, _kind, _sort_by_key, _won
 from ..state import (
     MAXLEN, O_COLS, O_DOWN, O_FOUND, O_LEN, O_OBLIG, O_RECYC, O_TLEN, O_TPTR, P_DECKS, P_DOMINANCE, P_HEUR, P_NCOL,
-    P_NOISE, P_PASSES, P_SEED, P_W0, _fingerprint, _mix_a,
+    P_NOISE, P_PASSES, P_SEED, P_W0, _copy_state, _fingerprint, _mix_a,
 )
 from .settings import next_slice
 from .tt import ENTRY_BYTES, _claim
@@ -176,7 +176,7 @@ def _order_children(st, p, moves, n, scratch, keys, autobuf):
     if p[P_HEUR] == H_STATIC:
         return
     for i in range(n):
-        scratch[:] = st
+        _copy_state(scratch, st)
         _apply(scratch, moves[i], p)
         if scratch[O_OBLIG] == 0:
             _auto(scratch, p, autobuf)
@@ -232,7 +232,7 @@ def _dfs(stack, moves, mstart, nmoves, nxt, scores, autobuf, t1, t2, tv, ctr, p,
         m = moves[mstart[d] + nxt[d]]
         nxt[d] += 1
         child = stack[d + 1]
-        child[:] = stack[d]
+        _copy_state(child, stack[d])
         _apply(child, m, p)
         if child[O_OBLIG] == 0:
             _auto(child, p, autobuf)

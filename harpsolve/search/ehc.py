@@ -17,7 +17,7 @@ from numba import njit
 
 from ..config import JIT
 from ..movegen import _apply, _auto, _gen, _won
-from ..state import O_DOWN, O_FOUND, O_OBLIG, P_DECKS, P_NCOL, _fingerprint
+from ..state import O_DOWN, O_FOUND, O_OBLIG, P_DECKS, P_NCOL, _copy_state, _fingerprint
 from .tt import _claim
 
 E_SOLVED, E_STUCK, E_BUDGET = range(3)
@@ -72,7 +72,7 @@ def _bfs(cur, p, q, h0, queue, parent, pmove, t1, t2, slots, moves, scores, auto
             if tail >= cap or stored >= limit_stored:
                 break
             child = queue[tail]
-            child[:] = queue[head]
+            _copy_state(child, queue[head])
             _apply(child, moves[i], q)
             if child[O_OBLIG] == 0:
                 _auto(child, q, autobuf)
@@ -143,7 +143,7 @@ def _ehc(start, p, stages, queue, parent, pmove, t1, t2, slots, moves, scores, a
             path[plen + i] = pmove[j]
             j = parent[j]
         plen += k
-        cur[:] = queue[found]
+        _copy_state(cur, queue[found])
 
 
 # ---- the Python side ----------------------------------------------------------------------

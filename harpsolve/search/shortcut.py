@@ -14,7 +14,7 @@ from numba import njit
 
 from ..config import JIT
 from ..movegen import _apply, _auto, _gen
-from ..state import O_OBLIG, _seq_hash
+from ..state import O_OBLIG, _copy_state, _seq_hash
 
 
 @njit(**JIT)
@@ -37,7 +37,7 @@ def _shortcut(start, path, n, p, moves, scores, autobuf, out):
     states = np.empty((n + 1, nb), np.uint8)
     states[0] = start
     for i in range(n):
-        states[i + 1] = states[i]
+        _copy_state(states[i + 1], states[i])
         _step(states[i + 1], path[i], p, autobuf)
     cap = 16
     while cap < 4 * (n + 1):
@@ -60,7 +60,7 @@ def _shortcut(start, path, n, p, moves, scores, autobuf, out):
         best_m = path[i]
         cnt = _gen(states[i], p, moves, scores)
         for t in range(max(cnt, 0)):
-            child[:] = states[i]
+            _copy_state(child, states[i])
             _step(child, moves[t], p, autobuf)
             h = _key(child)
             j = np.int64(h & np.uint64(mask))
