@@ -14,6 +14,7 @@ play they lead to ("draw to 7H (12 taps), 7H to t3").
 """
 from __future__ import annotations
 
+import functools
 import time
 from dataclasses import dataclass
 
@@ -26,7 +27,7 @@ from .config import JIT
 from .layout import Layout
 from .reference import (
     CELL_TO_COLUMN, CELL_TO_FOUNDATION, COLUMN_TO_CELL, COLUMN_TO_COLUMN, COLUMN_TO_FOUNDATION, DRAW, RECYCLE,
-    TAKE_BACK, WASTE_TO_COLUMN, WASTE_TO_FOUNDATION, Game, Move, MoveError, parse_move, replay,
+    TAKE_BACK, TOKEN_FORMS, WASTE_TO_COLUMN, WASTE_TO_FOUNDATION, Game, Move, MoveError, parse_move, replay,
 )
 from .state import O_OBLIG, O_FOUND, O_RECYC, O_TLEN, O_TPTR, P_DECKS, P_DRAW, P_PASSES
 
@@ -48,12 +49,21 @@ def _route_tokens(d1: int, rec: int, d2: int) -> list[str]:
     return [TAP] * d1 + ([TURN] + [TAP] * d2 if rec else [])
 
 
-def _move_text(m: int, card: int, p: np.ndarray) -> str:
+def _move_text(m: int, card: int) -> str:
     """The token of kernel move ``m`` itself (its talon route apart); ``card`` is the card a
     take-back moves (else unused)."""
-    kind, a, b, n = (m >> 24) & 15, (m >> 16) & 255, (m >> 8) & 255, m & 255
+    kind = (m >> 24) & 15
     if kind not in _KIND:
         raise AssertionError(f"unknown move kind {kind}")
+    return _text(m, card, TOKEN_FORMS.get(_KIND[kind]))
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _text(m: int, card: int, form: str) -> str:
+    """:func:`_move_text`, cached: a token is a function of the move, the card and the token
+    form of its kind (a key, read from the table on every call), and building a Move to
+    print it was a tenth of an easy-harp solve's time."""
+    kind, a, b, n = (m >> 24) & 15, (m >> 16) & 255, (m >> 8) & 255, m & 255
     return str(Move(_KIND[kind], a + 1 if kind in _FROM_PLACE else 0, b + 1 if kind in _TO_PLACE else 0,
                     n if kind == mg.M_COL_COL and n > 1 else 1, card if kind == mg.M_FOUND_COL else None))
 
@@ -123,14 +133,10 @@ def _path_rows(root, path, p, rows):
 
 def _rows_tokens(rows: np.ndarray, p: np.ndarray) -> list[str]:
     out: list[str] = []
-    texts: dict = {}  # one str(Move) per distinct move of this path (the forms are read per call)
     for m, d1, rec, d2, card in rows.tolist():
         if d1 != NO_ROUTE:
             out.extend(_route_tokens(d1, rec, d2))
-        text = texts.get((m, card))
-        if text is None:
-            text = texts[(m, card)] = _move_text(m, card, p)
-        out.append(text)
+        out.append(_move_text(m, card))
     return out
 
 

@@ -14,7 +14,9 @@ from numba import njit
 
 from ..config import JIT
 from ..movegen import _apply, _auto, _gen
-from ..state import O_OBLIG, _copy_state, _seq_hash
+from ..state import O_OBLIG, STATE_BYTES, _copy_state, _mix_a
+
+assert STATE_BYTES % 8 == 0  # _key reads a state as words
 
 
 @njit(**JIT)
@@ -25,20 +27,48 @@ def _step(st, m, p, autobuf):
 
 
 @njit(**JIT)
+def _walk(start, path, p, autobuf):
+    """The positions of ``path`` from ``start`` (included), one row each: one kernel call
+    instead of one per move."""
+    states = np.empty((path.shape[0] + 1, start.shape[0]), np.uint8)
+    _copy_state(states[0], start)
+    for i in range(path.shape[0]):
+        _copy_state(states[i + 1], states[i])
+        _step(states[i + 1], path[i], p, autobuf)
+    return states
+
+
+_KM = np.uint64(0xFF51AFD7ED558CCD)
+_K29 = np.uint64(29)
+
+
+@njit(**JIT)
 def _key(st):
-    a, b = _seq_hash(st, 0, st.shape[0], 1)
-    return a
+    """A 64-bit hash of every byte of ``st``, eight bytes a step (a state is a whole number
+    of words, STATE_BYTES = 472): the table of path positions only filters, a jump is taken
+    only on byte-for-byte equality.  Word steps instead of state._seq_hash's byte steps:
+    the keys were most of the shortcut's time (every child of every path position)."""
+    w = st.view(np.uint64)
+    # two independent lanes of multiply-xorshift steps (the processor overlaps them), then
+    # a full mixer
+    a = np.uint64(0x9E3779B97F4A7C15)
+    b = np.uint64(0xC2B2AE3D27D4EB4F)
+    n = w.shape[0]
+    for i in range(0, n - 1, 2):
+        a = (a ^ w[i]) * _KM
+        a ^= a >> _K29
+        b = (b ^ w[i + 1]) * _KM
+        b ^= b >> _K29
+    if n % 2:
+        a = (a ^ w[n - 1]) * _KM
+    return _mix_a(a ^ _mix_a(b))
 
 
 @njit(**JIT)
 def _shortcut(start, path, n, p, moves, scores, autobuf, out):
     """Write a path no longer than ``path[:n]`` from ``start`` to the same end into ``out``."""
     nb = start.shape[0]
-    states = np.empty((n + 1, nb), np.uint8)
-    states[0] = start
-    for i in range(n):
-        _copy_state(states[i + 1], states[i])
-        _step(states[i + 1], path[i], p, autobuf)
+    states = _walk(start, path[:n], p, autobuf)
     cap = 16
     while cap < 4 * (n + 1):
         cap *= 2
@@ -95,13 +125,9 @@ def shorten(root: np.ndarray, path: list[int], p: np.ndarray) -> list[int]:
     st = root.copy()
     buf = np.zeros(256, np.int64)
     _auto(st, p, buf)
+    states = _walk(st, np.asarray(path, np.int64), p, buf)
+    return drop_loops(states[0].tobytes(), ((m, states[i + 1].tobytes()) for i, m in enumerate(path)))
 
-    def steps():
-        for m in path:
-            _step(st, np.int64(m), p, buf)
-            yield m, st.tobytes()
-
-    return drop_loops(st.tobytes(), steps())
 
 
 def shortcut(root: np.ndarray, path: list[int], p: np.ndarray) -> list[int]:
