@@ -156,10 +156,9 @@ def test_under_a_deadline_every_engine_reads_the_clock_within_a_slice(variant, d
     pos = engine.Position(rules, deal_layout(rules, deal), cuts=ALL_CUTS)
     ran = []
     for e in engine.PORTFOLIO.entries:
-        cls = engine.ENGINES[e.engine]
-        if not cls.applies(pos):
+        if not e.applies(pos):
             continue
-        eng = cls(pos, engine.Memory(1 << 30))
+        eng = engine.ENGINES[e.engine](pos, engine.Memory(1 << 30))
         try:
             eng.advance(1_000_000, time.perf_counter() - 1.0)
         finally:
