@@ -10,9 +10,9 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings, strategies as st
 
 from harpsolve.reference import replay
-from harpsolve.rules import get_rules
+from harpsolve.rules import VARIANTS, get_rules
 from harpsolve.search import engine
-from harpsolve.solver import solve
+from harpsolve.solver import ALL_CUTS, solve
 
 from positions import deadlock_candidate, endgame
 
@@ -28,6 +28,20 @@ def test_schedules_are_tables_of_known_engines():
             assert e.concludes in engine.CONCLUDES
             assert e.weight >= 0 and e.cap >= 0
             assert e.weight > 0 or e.cap > 0, "a row with neither share nor cap never runs"
+
+
+@pytest.mark.parametrize("variant", list(VARIANTS))
+def test_each_portfolio_row_runs_at_most_once_a_round(variant):
+    """Rows of one engine with game conditions (the climb: first where runs move, after the
+    restarts in the single-card games) never both run in one game; the climb runs in every one."""
+    from harpsolve.deals import deal_layout
+
+    rules = get_rules(variant)
+    pos = engine.Position(rules, deal_layout(rules, 1), cuts=ALL_CUTS)
+    names = [e.engine for e in engine.PORTFOLIO.entries if e.applies(pos)]
+    assert len(names) == len(set(names)) and "climb" in names, names
+    first = "climb" if rules.column_moves == "runs" else "restarts"
+    assert names.index(first) < names.index("restarts" if first == "climb" else "climb")
 
 
 @pytest.mark.parametrize("variant,deal", [("klondike-3", 5), ("easy-harp", 1), ("endless-harp", 3),
