@@ -473,15 +473,16 @@ def _empty_targets_ok(c, first_empty, prune):
 
 @njit(**JIT)
 def _targets(st, p, first_empty, want):
-    """Fill ``want[t]`` with the cards (bit ``card`` of a 52-bit set) that :func:`_fits`
-    column t -- the cards one rank below its top that build on it; for an empty column
-    the kings (or every card) if it is a target at all -- and return their union.
+    """Fill ``want[t]`` with the cards (bit ``card`` of a 52-bit set) that may go onto
+    column t -- the cards one rank below its top that build on it (:func:`_builds`); for an
+    empty column the kings (or every card) if it is a target at all
+    (:func:`_empty_targets_ok`) -- and return their union.
 
     Why: talon plays try every reachable talon card against every column (draw 1 with
     unlimited passes reaches the whole talon: ~55 cards x 9 columns in the Harp games),
-    which was most of a Harp node's move generation; a bit test replaces each ``_fits``
-    and the union skips the cards that fit nowhere.  Pinned by tests/test_kernel.py
-    against :func:`_fits` on random positions."""
+    which was most of a Harp node's move generation; a bit test replaces a card-by-card
+    check and the union skips the cards that fit nowhere.  Pinned by tests/test_kernel.py
+    against that check, card by card, on random positions."""
     union = np.int64(0)
     suit_build = p[P_BUILD_SUIT]
     for t in range(p[P_NCOL]):
@@ -509,15 +510,6 @@ def _targets(st, p, first_empty, want):
         want[t] = mask
         union |= mask
     return union
-
-
-@njit(**JIT)
-def _fits(st, p, card, t, first_empty):
-    """May a single ``card`` go onto column t (its top, or t empty)?"""
-    tl = np.int64(st[O_LEN + t])
-    if tl == 0:
-        return (p[P_EMPTY_ANY] or card % 13 == 12) and _empty_targets_ok(t, first_empty, p[P_PRUNE])
-    return _builds(card, np.int64(st[O_COLS + MAXLEN * t + tl - 1]), p[P_BUILD_SUIT])
 
 
 @njit(**JIT)

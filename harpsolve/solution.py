@@ -131,7 +131,7 @@ def _path_rows(root, path, p, rows):
     return k
 
 
-def _rows_tokens(rows: np.ndarray, p: np.ndarray) -> list[str]:
+def _rows_tokens(rows: np.ndarray) -> list[str]:
     out: list[str] = []
     for m, d1, rec, d2, card in rows.tolist():
         if d1 != NO_ROUTE:
@@ -145,7 +145,7 @@ def move_tokens(st: np.ndarray, m: int, p: np.ndarray) -> list[str]:
     recycles a talon play implies, then the move, written as the reference engine's Move."""
     rows = np.zeros((1, R_WIDTH), np.int64)
     _row(st, np.int64(m), p, rows, 0)
-    return _rows_tokens(rows, p)
+    return _rows_tokens(rows)
 
 
 def path_tokens(root: np.ndarray, path: list[int], p: np.ndarray) -> list[str]:
@@ -153,7 +153,7 @@ def path_tokens(root: np.ndarray, path: list[int], p: np.ndarray) -> list[str]:
     arr = np.asarray(path, np.int64)
     rows = np.zeros((2 * len(arr) + N_KINDS * int(p[P_DECKS]) + 1, R_WIDTH), np.int64)
     n = _path_rows(root, arr, p, rows)
-    return _rows_tokens(rows[:n], p)
+    return _rows_tokens(rows[:n])
 
 
 # ---- shortening a found line ----------------------------------------------------------

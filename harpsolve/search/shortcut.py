@@ -129,7 +129,6 @@ def shorten(root: np.ndarray, path: list[int], p: np.ndarray) -> list[int]:
     return drop_loops(states[0].tobytes(), ((m, states[i + 1].tobytes()) for i, m in enumerate(path)))
 
 
-
 def shortcut(root: np.ndarray, path: list[int], p: np.ndarray) -> list[int]:
     """Jump ahead wherever one move reaches a later position of the path (:func:`_shortcut`)."""
     from ..movegen import MAX_MOVES
