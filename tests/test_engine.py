@@ -26,7 +26,8 @@ def test_schedules_are_tables_of_known_engines():
         for e in sched.entries:
             assert e.engine in engine.ENGINES
             assert e.concludes in engine.CONCLUDES
-            assert e.weight >= 0 and e.cap >= 0
+            assert e.weight >= 0 and e.cap >= 0 and e.total >= 0
+            assert e.column_moves in ("", "single", "runs") and e.passes in ("", "limited")
             assert e.weight > 0 or e.cap > 0, "a row with neither share nor cap never runs"
 
 
@@ -44,8 +45,40 @@ def test_each_portfolio_row_runs_at_most_once_a_round(variant):
     assert names.index(first) < names.index("restarts" if first == "climb" else "climb")
 
 
+def test_the_beam_row_of_big_harp_is_its_first_two_widths():
+    """The beam row where runs move and passes are limited runs only in such games, and its
+    total is exactly the runs of the first two widths of every weight set."""
+    from harpsolve.search import beam
+
+    rows = [e for e in engine.PORTFOLIO.entries if e.engine == "beam" and e.passes == "limited"]
+    assert len(rows) == 1 and rows[0].total == engine.BEAM_RUNS_TOTAL
+    widths = beam.FIRST_WIDTH + (beam.FIRST_WIDTH << beam.GROWTH)
+    assert engine.BEAM_RUNS_TOTAL == beam.RUN_NODES * len(beam.SETS) * widths
+    from harpsolve.deals import deal_layout
+
+    for variant in VARIANTS:
+        rules = get_rules(variant)
+        pos = engine.Position(rules, deal_layout(rules, 1), cuts=ALL_CUTS)
+        assert rows[0].applies(pos) == (rules.column_moves == "runs" and rules.passes > 0), variant
+
+
+def test_a_row_stops_for_good_at_its_total():
+    """A row with a total runs until its nodes reach it, then never again: with no budget the
+    schedule ends there, unknown ("nodes"), having spent the total and at most one slice more."""
+    from harpsolve.deals import deal_layout
+
+    rules = get_rules("big-harp")
+    pos = engine.Position(rules, deal_layout(rules, 60281), cuts=ALL_CUTS)
+    total = 40_000
+    sched = engine.Schedule("t", "rounds", (engine.Entry("beam", engine.SOLUTIONS, 4.0, total=total),))
+    out = engine.run(pos, sched)
+    assert out.status == "unknown" and out.reason == "nodes"
+    assert total <= out.nodes <= total + 4 * engine.BASE_SLICE * 8
+
+
 @pytest.mark.parametrize("variant,deal", [("klondike-3", 5), ("easy-harp", 1), ("endless-harp", 3),
-                                          ("klondike-1", 3), ("harp", 5), ("klondike-3", 2)])
+                                          ("klondike-1", 3), ("harp", 5), ("klondike-3", 2),
+                                          ("big-harp", 60101)])
 def test_a_bigger_budget_decides_the_same_way_in_the_same_nodes(variant, deal):
     """The portfolio's rounds do not depend on the budget: whatever a budget decides, any
     bigger budget (and no budget) decides identically -- same status, engine, nodes."""

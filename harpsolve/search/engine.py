@@ -39,6 +39,7 @@ import numpy as np
 SOLUTIONS, PROOFS, BOTH = "solutions", "proofs", "both"
 CONCLUDES = (SOLUTIONS, PROOFS, BOTH)
 BASE_SLICE = 1_000          # nodes per unit of weight in round 0 (doubles every round)
+BEAM_RUNS_TOTAL = 480_000   # the beam row where runs move and passes are limited: widths 4 and 16 (PORTFOLIO)
 CLIMB_ATTEMPTS = 32         # the climb is greedy: restarts commit to other improvements
 CLIMB_MAX_NODES = 200_000   # one climb's most
 CLIMB_FIRST_RATE = 100_000  # nodes a second a climb is assumed to make until one has been timed (fewer than any makes)
@@ -79,10 +80,13 @@ class Entry:
     weight: float = 1.0
     cap: int = 0          # at most this many nodes (0: no cap); in rounds, one run of this many
     column_moves: str = ""  # the row runs only in games whose rules.column_moves is this ("": all)
+    passes: str = ""      # "limited": the row runs only in games with a pass limit ("": all)
+    total: int = 0        # in rounds, the row stops for good after this many nodes in all (0: never)
 
     def applies(self, pos: "Position") -> bool:
-        """Does this row run on ``pos``: its engine applies, and the row's game condition holds."""
-        return ENGINES[self.engine].applies(pos) and self.column_moves in ("", pos.rules.column_moves)
+        """Does this row run on ``pos``: its engine applies, and the row's game conditions hold."""
+        return (ENGINES[self.engine].applies(pos) and self.column_moves in ("", pos.rules.column_moves)
+                and (self.passes == "" or (self.passes == "limited" and pos.rules.passes > 0)))
 
 
 @dataclass(frozen=True)
@@ -697,6 +701,16 @@ ENGINES = {e.name: e for e in (DeadEnd, Dfs, FastDfs, Climb, WAStar, Afree, Afre
 # engine and decides less: klondike-3 1-1000 at 2 000 000 nodes 15 / 11 unknown with / without
 # it (the sixteenth session had measured 1-300 only, 3 / 4), klondike-1 1-300 1 / 0, big-harp
 # 1-60 at 500 000 nodes 26 / 23; endless-harp 1-300 the same.
+# Where runs move and passes are limited (big-harp), a beam row all the same, but only its
+# first widths (eighteenth session, /tmp script over engine.run with the row's share and total
+# side by side, sweeps running beside it; benchmarks/README.md): the small beams win deals
+# the arrangement-free engine misses for millions of nodes (60101: beam w4.2 in 0.06 s,
+# unknown at 2 000 000 without it), the big ones take its nodes and lose others.  Unknown
+# without the row / with it at share 32 and no total / share 32 and 480 000 nodes in all:
+# deals 60 001-61 200 (every 20th) at 2 000 000 nodes 7 / 10 / 5 (share 128: 11; the union
+# of with and without: 2); 50 001-51 200 at 600 000 nodes 17 / 15 / 15; 1-60 at 600 000
+# 22 / 22 / 22; 37 deals of 40 000-50 000 the table left unknown, at 200 000 nodes 25 / - / 18;
+# median times 0.19-0.31 s -> 0.15-0.19 s.  480 000 nodes is widths 4 and 16 of each weight set.
 PORTFOLIO = Schedule("portfolio", "rounds", (
     Entry("dead-end", PROOFS, 0.0, 1),
     Entry("wastar", BOTH, 0.0, WASTAR_MAX_NODES),
@@ -706,6 +720,7 @@ PORTFOLIO = Schedule("portfolio", "rounds", (
     Entry("restarts", BOTH, 4.0),
     Entry("climb", SOLUTIONS, 1.0, column_moves="single"),
     Entry("beam", SOLUTIONS, 32.0, column_moves="single"),
+    Entry("beam", SOLUTIONS, 32.0, column_moves="runs", passes="limited", total=BEAM_RUNS_TOTAL),
     Entry("relax", PROOFS, 16.0),
     Entry("relax-dfs", PROOFS, 0.5),
     Entry("dfs", BOTH, 1.0),
@@ -772,6 +787,8 @@ def run(pos: Position, schedule: Schedule, *, max_nodes: int = 0, deadline: floa
                 # a row with a cap runs once with it (an engine that is not resumable and
                 # does best with one big run); the others get the round's share
                 share = e.cap if e.cap else int(e.weight * BASE_SLICE) << rnd
+                if e.total:
+                    share = min(share, e.total - eng.nodes)
                 if max_nodes:
                     share = min(share, max_nodes - total)
                     if share <= 0:
@@ -786,6 +803,9 @@ def run(pos: Position, schedule: Schedule, *, max_nodes: int = 0, deadline: floa
                     eng.done = True
                 elif out.reason and out.reason not in ("nodes", "time"):
                     reason = out.reason  # an engine that gave up: "memory", "depth"...
+                if e.total and eng.nodes >= e.total and not eng.done:
+                    eng.done = True  # the row's nodes are spent, its search not: no verdict
+                    reason = reason or "nodes"
                 if deadline is not None and time.perf_counter() > deadline:
                     return Outcome("unknown", reason="time", nodes=total)
             rnd += 1
