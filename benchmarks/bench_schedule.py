@@ -4,6 +4,12 @@
     python benchmarks/bench_schedule.py klondike-3 --row relax --weights 8,16 --hard 25
     python benchmarks/bench_schedule.py big-harp --row relax --weights 0.5,8,16 --deals 1-60 --max-nodes 500000
     python benchmarks/bench_schedule.py endless-harp --row afree-other --weights 0,4 --deals 1-200   # 0: row left out
+    python benchmarks/bench_schedule.py big-harp --row beam --weights 0,32/0,32 --deals 60001-61200 --every 20 --max-nodes 2000000
+
+A setting ``W/T`` also sets the row's total (``Entry.total``: the row stops for good after T
+nodes; ``W/0``: no total).  A row of the engine that several game conditions split (the beam:
+one row for the single-card games, one where runs move and passes are limited) changes in
+every game it applies to.
 
 Every setting solves every deal (``engine.run`` with ``search/engine.py``'s PORTFOLIO, the
 row's weight replaced), the settings taking turns deal by deal so that a noisy machine
@@ -31,6 +37,7 @@ def main(argv=None) -> int:
     ap.add_argument("--row", default="relax", help="the schedule row whose share changes")
     ap.add_argument("--weights", default="0.5,8")
     ap.add_argument("--deals", default="")
+    ap.add_argument("--every", type=int, default=1, help="every N-th deal of --deals")
     ap.add_argument("--hard", type=int, default=0, help="every K-th deal the 20 M retry decided")
     ap.add_argument("--max-nodes", type=int, default=20_000_000)
     ap.add_argument("--quiet", action="store_true")
@@ -50,16 +57,22 @@ def main(argv=None) -> int:
             columns=["deal", "status", "max_nodes"]).to_pandas()
         deals = sorted(t[(t.max_nodes == 20_000_000) & (t.status != "unknown")].deal)[::a.hard]
     else:
-        deals = parse_range(a.deals or "1-100")
-    weights = [float(w) for w in a.weights.split(",")]
+        deals = parse_range(a.deals or "1-100")[::a.every]
+    settings = [w.partition("/") for w in a.weights.split(",")]
     if a.row not in {e.engine for e in engine.PORTFOLIO.entries}:
         print(f"no row {a.row!r} in the portfolio")
         return 2
+
     # weight 0: the row left out (a share of 0 nodes would mean "no limit" to an engine)
-    scheds = [engine.Schedule(f"{a.row}={w}", "rounds", tuple(
-        dataclasses.replace(e, weight=w) if e.engine == a.row else e for e in engine.PORTFOLIO.entries
-        if not (e.engine == a.row and w == 0)))
-        for w in weights]
+    def changed(e, w, total):  # total "": the row's own
+        e = dataclasses.replace(e, weight=float(w))
+        return dataclasses.replace(e, total=int(total)) if total != "" else e
+
+    weights = [w + (f"/{t}" if sep else "") for w, sep, t in settings]
+    scheds = [engine.Schedule(f"{a.row}={label}", "rounds", tuple(
+        changed(e, w, t) if e.engine == a.row else e for e in engine.PORTFOLIO.entries
+        if not (e.engine == a.row and float(w) == 0)))
+        for label, (w, _, t) in zip(weights, settings)]
     solver.warm_up(rules)
     res = {w: [] for w in weights}
     bad = []
@@ -81,7 +94,7 @@ def main(argv=None) -> int:
         ts = [x[1] for x in res[w]]
         unk = sum(1 for x in res[w] if x[0] == "unknown")
         ns = [x[2] for x in res[w]]
-        print(f"{a.row} weight {w:g}: unknown {unk}  mean {statistics.mean(ts):.3f} s  "
+        print(f"{a.row} weight {w}: unknown {unk}  mean {statistics.mean(ts):.3f} s  "
               f"median {statistics.median(ts):.4f} s  total {sum(ts):.1f} s  "
               f"nodes mean {statistics.mean(ns):,.0f} median {statistics.median(ns):,.0f}")
     if bad:

@@ -101,9 +101,12 @@ def test_afree_bench_cross_checks_the_table_of_other_engines(tmp_path, capsys):
 def test_schedule_bench_runs_the_settings_side_by_side(capsys):
     """bench_schedule.py plays the portfolio with one row's share changed, on the same deals."""
     bench = _script("bench_schedule")
-    assert bench.main(["klondike-3", "--weights", "0.5,8", "--deals", "1-3", "--max-nodes", "50000", "--quiet"]) == 0
+    assert bench.main(["klondike-3", "--weights", "0.5,8,8/2000", "--deals", "1-5", "--every", "2",
+                       "--max-nodes", "50000", "--quiet"]) == 0
     out = capsys.readouterr().out
+    assert "3 deals" in out
     assert "relax weight 0.5: unknown" in out and "relax weight 8: unknown" in out
+    assert "relax weight 8/2000: unknown" in out
     assert bench.main(["klondike-3", "--row", "nonesuch", "--deals", "1"]) == 2
 
 

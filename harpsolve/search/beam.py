@@ -66,6 +66,19 @@ RUN_NODES = 8000
 CANDIDATES = 16           # children kept (per unit of width) before a depth is cut down
 NODE_SLICE = 100_000      # children a kernel call makes: the clock is read between calls
 INITIAL_TABLE = 1 << 14
+
+
+def runs():
+    """The engine's runs in order (search/engine.py, Beam), endless: (width, weight set, round)
+    -- the round (1-based) seeds the noisy weight sets (restarts.run_params)."""
+    rnd = 0
+    while True:
+        width = min(FIRST_WIDTH << (GROWTH * rnd), MAX_WIDTH)
+        for k in SETS:
+            yield width, k, rnd + 1
+        rnd += 1
+
+
 INITIAL_HISTORY = 1 << 14
 
 

@@ -519,18 +519,17 @@ class Beam(_RunByRun):
     applies = staticmethod(_with_cuts)
 
     def __init__(self, pos, memory):
+        from . import beam
+
         super().__init__(pos, memory)
-        self.run = 0
+        self.runs = beam.runs()
 
     def _next(self):
         from . import beam, restarts
 
-        rnd, k = divmod(self.run, len(beam.SETS))
-        width = min(beam.FIRST_WIDTH << (beam.GROWTH * rnd), beam.MAX_WIDTH)
-        ws = beam.SETS[k]
-        p = restarts.run_params(self.pos.rules, ws, rnd + 1, streamlined=False, cuts=self.pos.cuts)
+        width, ws, rnd = next(self.runs)
+        p = restarts.run_params(self.pos.rules, ws, rnd, streamlined=False, cuts=self.pos.cuts)
         self.cur = (f"beam w{width}.{ws}", p, beam.RUN_NODES * width, beam.BeamSearch(self.pos.root, p, width))
-        self.run += 1
         return True
 
     def _verdict(self, status, why):
