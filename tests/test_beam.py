@@ -130,3 +130,29 @@ def test_a_beam_that_drops_nothing_agrees_with_the_complete_search(variant, seed
         assert replay(rules, layout, line_tokens(pack(layout, rules), s.line(), p)).won
     elif not s.dropped and why == "empty":
         assert plain.status == "unsolvable"
+
+
+def test_the_beam_algorithm_solves_through_solve_and_never_proves():
+    """``algorithm="beam"`` (the beam searches alone, every game): a win comes back through
+    ``solve``, replayed; a position the complete search proves lost stays unknown."""
+    won = 0
+    for k, variant in enumerate(["endless-harp", "klondike-1", "harp", "big-harp"]):
+        rules = get_rules(variant)
+        layout = endgame(rules, random.Random(700 + k), 30)
+        r = solve(rules, layout=layout, algorithm="beam", max_nodes=300_000)
+        assert r.status in ("solved", "unknown"), r.status
+        if r.solved:
+            won += 1
+            assert r.engine.startswith("beam w") and replay(rules, layout, r.moves).won
+    assert won >= 2, "too few wins to check anything"
+    rules = get_rules("klondike-1")
+    dead = 0
+    for seed in range(200):
+        lost = deadlock_candidate(rules, random.Random(seed), 10)
+        if solve(rules, layout=lost, algorithm="dfs", max_nodes=200_000).status != "unsolvable":
+            continue
+        dead += 1
+        r = solve(rules, layout=lost, algorithm="beam", max_nodes=0)
+        # its one proof is the dead-end test's
+        assert r.status == "unknown" or (r.status == "unsolvable" and r.proof.startswith("dead end: "))
+    assert dead >= 3, "too few lost positions to check anything"

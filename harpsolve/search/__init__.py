@@ -21,7 +21,9 @@ DEFAULT_HEURISTIC = "lookahead"
 # "wastar": weighted A*, a solution within a factor --weight of minimal.
 # "rollout": the sampling player as a solution finder (search/engine.py, Rollout): games
 # with seeds 0, 1, 2..., a won game is the solution; solutions only.
-ALGORITHM_NAMES = ("portfolio", "climb", "dfs", "astar", "wastar", "rollout")
+# "beam": the portfolio's beam searches alone (search/beam.py), every game, all widths;
+# solutions only.
+ALGORITHM_NAMES = ("portfolio", "climb", "dfs", "astar", "wastar", "rollout", "beam")
 ASTAR_ALGORITHMS = ("astar", "wastar")
 COST_NAMES = ("tokens", "moves", "score")
 DEFAULT_ALGORITHM = "portfolio"

@@ -71,7 +71,7 @@ TABLE = (
     Column("heuristic", "string", "move-ordering heuristic"),
     Column("harpsolve_version", "string", "the harpsolve version that wrote the row"),
     Column("reason", "string", "why `unknown` (`nodes`, `time`, `memory`, `depth`) or `error` (what failed)"),
-    Column("algorithm", "string", "search algorithm (`portfolio`, `climb`, `dfs`, `astar`, `wastar`, `rollout`); a player's "
+    Column("algorithm", "string", "search algorithm (`portfolio`, `climb`, `dfs`, `astar`, `wastar`, `rollout`, `beam`); a player's "
            "row: its policy (`hop`, `hop-action`, `rules`)",
            older="climb"),
     Column("weight", "float64", "weighted A*'s weight (0 for the other algorithms)", older=0.0),
