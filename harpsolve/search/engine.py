@@ -701,15 +701,20 @@ ENGINES = {e.name: e for e in (DeadEnd, Dfs, FastDfs, Climb, WAStar, Afree, Afre
 # it (the sixteenth session had measured 1-300 only, 3 / 4), klondike-1 1-300 1 / 0, big-harp
 # 1-60 at 500 000 nodes 26 / 23; endless-harp 1-300 the same.
 # Where runs move and passes are limited (big-harp), a beam row all the same, but only its
-# first widths (eighteenth session, /tmp script over engine.run with the row's share and total
-# side by side, sweeps running beside it; benchmarks/README.md): the small beams win deals
-# the arrangement-free engine misses for millions of nodes (60101: beam w4.2 in 0.06 s,
-# unknown at 2 000 000 without it), the big ones take its nodes and lose others.  Unknown
-# without the row / with it at share 32 and no total / share 32 and 480 000 nodes in all:
-# deals 60 001-61 200 (every 20th) at 2 000 000 nodes 7 / 10 / 5 (share 128: 11; the union
-# of with and without: 2); 50 001-51 200 at 600 000 nodes 17 / 15 / 15; 1-60 at 600 000
-# 22 / 22 / 22; 37 deals of 40 000-50 000 the table left unknown, at 200 000 nodes 25 / - / 18;
-# median times 0.19-0.31 s -> 0.15-0.19 s.  480 000 nodes is widths 4 and 16 of each weight set.
+# first widths (eighteenth session, engine.run with the row's share and total side by side,
+# as bench_schedule.py --row beam --weights 0,32/0,32 does, sweeps running beside it;
+# benchmarks/README.md): the small beams win deals the arrangement-free engine misses for
+# millions of nodes (60101: beam w4.2 in 0.06 s, unknown at 2 000 000 without it), the big
+# ones take its nodes and lose others.  Unknown without the row / with it at share 32 and
+# no total / share 32 and 480 000 nodes in all: deals 60 001-61 200 (every 20th) at
+# 2 000 000 nodes 7 / 10 / 5 (share 128: 11; the union of with and without: 2); 31 deals of
+# 60 001-70 000 unknown at 20 000 nodes, at 2 000 000: 4 / - / 3; 50 001-51 200 at 600 000
+# nodes 17 / 15 / 15; 1-60 at 600 000 22 / 22 / 22; median times 0.19-0.31 s -> 0.15-0.19 s.
+# At 200 000 nodes, though, where it halves the arrangement-free engine's share, it is no
+# gain: 37 deals of 40 000-50 000 unknown at 20 000 nodes 25 / - / 18, but 61 of 60 001-70 000
+# 27 / - / 29, and a sweep of 37 256-41 658 solved 40 % of its unknown deals against 42-44 %
+# on 2 001-37 255 without the row.  Kept for the bigger budgets; 480 000 nodes is widths 4
+# and 16 of each weight set.
 PORTFOLIO = Schedule("portfolio", "rounds", (
     Entry("dead-end", PROOFS, 0.0, 1),
     Entry("wastar", BOTH, 0.0, WASTAR_MAX_NODES),
