@@ -100,3 +100,23 @@ def deadlock_candidate(rules: Rules, rng: random.Random, lowest_rank: int, stock
     foundations = [make_card(lowest_rank - 1, s) for s in range(4) for _ in range(rules.decks)] if lowest_rank > 1 else []
     cells = [None] * rules.cells
     return Layout(cols, down, stock=stock, cells=cells, foundations=foundations).validate(rules)
+
+
+def solutions_only_wins(algorithm: str, variants, seed: int, left: int, max_nodes: int) -> int:
+    """Solve an endgame of ``left`` cards per variant (seeds ``seed``, ``seed + 1``...) with
+    a solutions-only ``algorithm``; check that each status is solved or unknown and each win
+    names the algorithm's engine and replays; return how many were won."""
+    from harpsolve.reference import replay
+    from harpsolve.rules import get_rules
+    from harpsolve.solver import solve
+
+    won = 0
+    for k, variant in enumerate(variants):
+        rules = get_rules(variant)
+        layout = endgame(rules, random.Random(seed + k), left)
+        r = solve(rules, layout=layout, algorithm=algorithm, max_nodes=max_nodes)
+        assert r.status in ("solved", "unknown"), (variant, r.status)
+        if r.solved:
+            won += 1
+            assert r.engine.startswith(algorithm + " ") and replay(rules, layout, r.moves).won
+    return won

@@ -15,7 +15,7 @@ from harpsolve.search.shortcut import line_tokens
 from harpsolve.solver import ALL_CUTS, solve
 from harpsolve.state import pack
 
-from positions import deadlock_candidate, endgame
+from positions import deadlock_candidate, endgame, solutions_only_wins
 
 
 def one_beam(rules, layout, width=16, ws=3, nodes=400_000, slice_nodes=0):
@@ -135,15 +135,7 @@ def test_a_beam_that_drops_nothing_agrees_with_the_complete_search(variant, seed
 def test_the_beam_algorithm_solves_through_solve_and_never_proves():
     """``algorithm="beam"`` (the beam searches alone, every game): a win comes back through
     ``solve``, replayed; a position the complete search proves lost stays unknown."""
-    won = 0
-    for k, variant in enumerate(["endless-harp", "klondike-1", "harp", "big-harp"]):
-        rules = get_rules(variant)
-        layout = endgame(rules, random.Random(700 + k), 30)
-        r = solve(rules, layout=layout, algorithm="beam", max_nodes=300_000)
-        assert r.status in ("solved", "unknown"), r.status
-        if r.solved:
-            won += 1
-            assert r.engine.startswith("beam w") and replay(rules, layout, r.moves).won
+    won = solutions_only_wins("beam", ["endless-harp", "klondike-1", "harp", "big-harp"], 700, 30, 300_000)
     assert won >= 2, "too few wins to check anything"
     rules = get_rules("klondike-1")
     dead = 0

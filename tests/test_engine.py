@@ -14,7 +14,7 @@ from harpsolve.rules import VARIANTS, get_rules
 from harpsolve.search import engine
 from harpsolve.solver import ALL_CUTS, solve
 
-from positions import deadlock_candidate, endgame
+from positions import deadlock_candidate, endgame, solutions_only_wins
 
 PROOFS = ("exhausted", "exhausted: arrangement-free")
 
@@ -220,15 +220,7 @@ def test_under_a_deadline_every_engine_reads_the_clock_within_a_slice(variant, d
 def test_rollouts_find_solutions_that_replay_and_never_prove():
     """The rollout search wins small endgames with the default player's games; each win is a
     solution the solver replays (solve raises otherwise); a lost game is never a proof."""
-    won = 0
-    for k, variant in enumerate(["easy-harp", "klondike-3", "harp", "klondike-1"] * 2):
-        rules = get_rules(variant)
-        layout = endgame(rules, random.Random(100 + k), 22)
-        r = solve(rules, layout=layout, algorithm="rollout", max_nodes=400_000)
-        assert r.status in ("solved", "unknown"), r.status
-        if r.solved:
-            won += 1
-            assert r.engine.startswith("rollout ") and replay(rules, layout, r.moves).won
+    won = solutions_only_wins("rollout", ["easy-harp", "klondike-3", "harp", "klondike-1"] * 2, 100, 22, 400_000)
     assert won >= 3, "too few wins to check anything"
 
 
