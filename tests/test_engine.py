@@ -27,7 +27,7 @@ def test_schedules_are_tables_of_known_engines():
             assert e.engine in engine.ENGINES
             assert e.concludes in engine.CONCLUDES
             assert e.weight >= 0 and e.cap >= 0 and e.total >= 0
-            assert e.column_moves in ("", "single", "runs") and e.passes in ("", "limited")
+            assert e.column_moves in ("", "single", "runs") and e.passes in ("", "limited", "unlimited")
             assert e.weight > 0 or e.cap > 0, "a row with neither share nor cap never runs"
 
 
@@ -50,7 +50,7 @@ def test_the_beam_row_of_big_harp_is_its_first_two_widths():
     total is exactly the runs of the first two widths of every weight set."""
     from harpsolve.search import beam
 
-    rows = [e for e in engine.PORTFOLIO.entries if e.engine == "beam" and e.passes == "limited"]
+    rows = [e for e in engine.PORTFOLIO.entries if e.engine == "beam" and e.column_moves == "runs"]
     assert len(rows) == 1 and rows[0].total == engine.BEAM_RUNS_TOTAL
     widths = beam.FIRST_WIDTH + (beam.FIRST_WIDTH << beam.GROWTH)
     assert engine.BEAM_RUNS_TOTAL == beam.RUN_NODES * len(beam.SETS) * widths
@@ -60,6 +60,20 @@ def test_the_beam_row_of_big_harp_is_its_first_two_widths():
         rules = get_rules(variant)
         pos = engine.Position(rules, deal_layout(rules, 1), cuts=ALL_CUTS)
         assert rows[0].applies(pos) == (rules.column_moves == "runs" and rules.passes > 0), variant
+
+
+@pytest.mark.parametrize("variant,share", [("easy-harp", (32.0, 0)), ("harp", (128.0, 0)), ("bakers-game", (32.0, 0)),
+                                           ("big-harp", (32.0, engine.BEAM_RUNS_TOTAL)), ("endless-harp", None),
+                                           ("klondike-1", None), ("klondike-3", None)])
+def test_each_game_gets_its_beam_row(variant, share):
+    """The beam rows split by rules fields: single cards without / with a pass limit, runs
+    with a pass limit (its first widths only), none where runs move without one."""
+    from harpsolve.deals import deal_layout
+
+    rules = get_rules(variant)
+    pos = engine.Position(rules, deal_layout(rules, 1), cuts=ALL_CUTS)
+    rows = [(e.weight, e.total) for e in engine.PORTFOLIO.entries if e.engine == "beam" and e.applies(pos)]
+    assert rows == ([share] if share else [])
 
 
 def test_a_row_stops_for_good_at_its_total():
