@@ -13,8 +13,9 @@ import numpy as np
 
 from harpsolve.cards import make_card
 from harpsolve.layout import Layout
-from harpsolve.reference import Game
-from harpsolve.rules import Rules, builds_on
+from harpsolve.reference import Game, replay
+from harpsolve.rules import Rules, builds_on, get_rules
+from harpsolve.solver import solve
 from harpsolve.state import kernel_params, pack
 
 
@@ -106,10 +107,6 @@ def solutions_only_wins(algorithm: str, variants, seed: int, left: int, max_node
     """Solve an endgame of ``left`` cards per variant (seeds ``seed``, ``seed + 1``...) with
     a solutions-only ``algorithm``; check that each status is solved or unknown and each win
     names the algorithm's engine and replays; return how many were won."""
-    from harpsolve.reference import replay
-    from harpsolve.rules import get_rules
-    from harpsolve.solver import solve
-
     won = 0
     for k, variant in enumerate(variants):
         rules = get_rules(variant)

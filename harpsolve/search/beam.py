@@ -66,6 +66,7 @@ RUN_NODES = 8000
 CANDIDATES = 16           # children kept (per unit of width) before a depth is cut down
 NODE_SLICE = 100_000      # children a kernel call makes: the clock is read between calls
 INITIAL_TABLE = 1 << 14
+INITIAL_HISTORY = 1 << 14
 
 
 def runs():
@@ -77,9 +78,6 @@ def runs():
         for k in SETS:
             yield width, k, rnd + 1
         rnd += 1
-
-
-INITIAL_HISTORY = 1 << 14
 
 
 @njit(**JIT)
