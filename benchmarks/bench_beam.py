@@ -4,11 +4,13 @@
     python benchmarks/bench_beam.py harp --unknown-of results/harp --limit 20
     python benchmarks/bench_beam.py big-harp --unknown-of results/big-harp --limit 12 --widths 16,64,256,1024
     python benchmarks/bench_beam.py easy-harp --deals 1-100 --widths 16 --sets 3
+    python benchmarks/bench_beam.py big-harp --unknown-of results/big-harp --every 400 --widths 64 --sets 5 --caps 0,1
 
 For each deal the runs go widths x weight sets (``--sets``: indices of search/restarts.py's
 WEIGHT_SETS), narrow first, each a fresh beam of at most ``--nodes`` children, until one wins;
 every win is turned into tokens and replayed by the reference engine (exit 1 if one does not
-replay).  The deals are ``--deals`` or those ``--unknown-of`` a results folder leaves unknown
+replay).  ``--caps``: the beams' stock cap (search/beam.py STOCK_CAP; 0 = by key alone), each
+cap in turn over the same deals, a summary each.  The deals are ``--deals`` or those ``--unknown-of`` a results folder leaves unknown
 (every ``--every``-th, the first ``--limit``).  Prints each deal's runs (how each ended, its
 children, seconds) and, at the end, the deals won, by the width that won them, and the nodes of
 the winning runs; compile time excluded (a first beam before the clock starts).
@@ -31,14 +33,13 @@ def main(argv=None) -> int:
     ap.add_argument("--widths", default="16,64,256,1024")
     ap.add_argument("--sets", default="3,2,6")
     ap.add_argument("--nodes", type=int, default=3_000_000, help="children a run makes at most")
+    ap.add_argument("--caps", default=None, help="stock caps to compare (default: beam.STOCK_CAP)")
     ap.add_argument("--quiet", action="store_true")
     a = ap.parse_args(argv)
 
     from harpsolve.deals import deal_layout
-    from harpsolve.reference import replay
     from harpsolve.rules import get_rules
     from harpsolve.search import beam, restarts
-    from harpsolve.search.shortcut import line_tokens
     from harpsolve.state import pack
     from harpsolve.sweep.jobs import parse_range
     from harpsolve.sweep.store import deals_by_status
@@ -54,8 +55,24 @@ def main(argv=None) -> int:
         deals = deals[: a.limit]
     widths = [int(w) for w in a.widths.split(",")]
     sets = [int(k) for k in a.sets.split(",")]
+    caps = [int(c) for c in a.caps.split(",")] if a.caps else [beam.STOCK_CAP]
     beam.BeamSearch(pack(deal_layout(rules, 1), rules), restarts.run_params(rules, sets[0], 1, streamlined=False),
                     4).advance(1000)  # compile
+    bad = []
+    for cap in caps:
+        bad += one_setting(rules, deals, widths, sets, cap, a)
+    if bad:
+        print("wins that do not replay:", bad)
+    return 1 if bad else 0
+
+
+def one_setting(rules, deals, widths, sets, cap, a):
+    from harpsolve.deals import deal_layout
+    from harpsolve.reference import replay
+    from harpsolve.search import beam, restarts
+    from harpsolve.search.shortcut import line_tokens
+    from harpsolve.state import pack
+
     won_by: dict[int, int] = {}
     win_nodes, bad = [], []
     t_all = time.perf_counter()
@@ -67,7 +84,7 @@ def main(argv=None) -> int:
             for k in sets:
                 p = restarts.run_params(rules, k, 1, streamlined=False)
                 t0 = time.perf_counter()
-                s = beam.BeamSearch(root, p, w)
+                s = beam.BeamSearch(root, p, w, cap)
                 status, why = s.advance(a.nodes)
                 runs.append(f"w{w}.{k} {why or status} {s.nodes} {time.perf_counter() - t0:.2f}s")
                 if status == "solved":
@@ -83,14 +100,12 @@ def main(argv=None) -> int:
             won_by[hit] = won_by.get(hit, 0) + 1
         if not a.quiet:
             print(f"{d:7d} {'won ' if hit else '----'} " + " | ".join(runs), flush=True)
-    print(f"\n{rules.label}: {len(deals)} deals, widths {a.widths}, weight sets {a.sets}, "
+    print(f"\n{rules.label}: {len(deals)} deals, widths {a.widths}, weight sets {a.sets}, stock cap {cap}, "
           f"{a.nodes} children a run, {time.perf_counter() - t_all:.1f} s in all")
     print(f"won {sum(won_by.values())}: " + ", ".join(f"{n} at width {w}" for w, n in sorted(won_by.items())))
     if win_nodes:
         print(f"winning runs: median {statistics.median(win_nodes):,.0f} children, mean {statistics.mean(win_nodes):,.0f}")
-    if bad:
-        print("wins that do not replay:", bad)
-    return 1 if bad else 0
+    return bad
 
 
 if __name__ == "__main__":

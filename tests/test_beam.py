@@ -148,3 +148,48 @@ def test_the_beam_algorithm_solves_through_solve_and_never_proves():
         # its one proof is the dead-end test's
         assert r.status == "unknown" or (r.status == "unsolvable" and r.proof.startswith("dead end: "))
     assert dead >= 3, "too few lost positions to check anything"
+
+
+def select_by_hand(keys, sigs, keep, cap):
+    """search/beam.py ``_select`` written plainly: children in key order (ties: the earlier
+    first); a child is crowded when ``cap`` earlier ones of that order share its signature;
+    the uncrowded first, then the crowded, the first ``keep`` of them."""
+    order = sorted(range(len(keys)), key=lambda i: (keys[i], i))
+    if not cap or len(keys) <= keep:
+        return order[:keep]
+    seen: dict[int, int] = {}
+    free, crowded = [], []
+    for i in order:
+        seen[sigs[i]] = seen.get(sigs[i], 0) + 1
+        (free if seen[sigs[i]] <= cap else crowded).append(i)
+    return (free + crowded)[:keep]
+
+
+@settings(max_examples=200, deadline=None)
+@given(kids=st.lists(st.tuples(st.integers(-50, 50), st.integers(0, 5)), min_size=1, max_size=60),
+       keep=st.integers(1, 20), cap=st.integers(0, 3))
+def test_a_depth_keeps_the_best_of_each_stock_signature_first(kids, keep, cap):
+    """The selection of a depth (STOCK_CAP): the same children, in the same order, as the
+    rule written plainly, for random keys, signatures, widths and caps."""
+    import numpy as np
+
+    n = len(kids)
+    keys = np.array([k for k, _ in kids], np.int64)
+    sigs = np.array([s for _, s in kids], np.int64)
+    ckey, csig = keys.copy(), sigs.copy()
+    cpar, cmove = np.arange(n, dtype=np.int64), np.arange(n, dtype=np.int64) * 7
+    k = beam._select(ckey, cpar, cmove, csig, n, keep, cap)
+    want = select_by_hand(list(keys), list(sigs), keep, cap)
+    assert k == len(want)
+    assert list(cpar[:k]) == want and list(cmove[:k]) == [7 * i for i in want]
+    assert list(ckey[:k]) == [keys[i] for i in want] and list(csig[:k]) == [sigs[i] for i in want]
+
+
+def test_the_stock_signature_packs_as_documented():
+    """``_stock_sig``: recycles << 16 | talon length << 8 | waste size (the beam's crowding)."""
+    from harpsolve.state import O_RECYC, O_TLEN, O_TPTR
+
+    rules = get_rules("big-harp")
+    st_ = pack(deal_layout(rules, 1), rules)
+    st_[O_RECYC], st_[O_TLEN], st_[O_TPTR] = 2, 41, 17
+    assert beam._stock_sig(st_) == (2 << 16) | (41 << 8) | 17

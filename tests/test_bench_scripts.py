@@ -172,8 +172,11 @@ def test_weaker_games_bench_finds_the_lost_deals_and_flags_a_contradiction(tmp_p
 
 
 def test_beam_bench_wins_and_replays(capsys):
-    """bench_beam.py: easy-harp deals 1-2 are won by a beam of 16 (measured), each win replayed."""
+    """bench_beam.py: easy-harp deals 3-4 are won by a beam of 16 (measured), with the stock cap
+    and without, each win replayed; one summary per cap."""
     bench = _script("bench_beam")
-    assert bench.main(["easy-harp", "--deals", "1-2", "--widths", "16", "--sets", "3", "--nodes", "400000"]) == 0
+    assert bench.main(["easy-harp", "--deals", "3-4", "--widths", "16", "--sets", "3", "--nodes", "400000",
+                       "--caps", "0,1"]) == 0
     out = capsys.readouterr().out
-    assert "won 2: 2 at width 16" in out
+    assert out.count("won 2: 2 at width 16") == 2
+    assert "stock cap 0," in out and "stock cap 1," in out

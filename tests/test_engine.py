@@ -45,29 +45,12 @@ def test_each_portfolio_row_runs_at_most_once_a_round(variant):
     assert names.index(first) < names.index("restarts" if first == "climb" else "climb")
 
 
-def test_the_beam_row_of_big_harp_is_its_first_two_widths():
-    """The beam row where runs move and passes are limited runs only in such games, and its
-    total is exactly the runs of the first two widths of every weight set."""
-    from harpsolve.search import beam
-
-    rows = [e for e in engine.PORTFOLIO.entries if e.engine == "beam" and e.column_moves == "runs"]
-    assert len(rows) == 1 and rows[0].total == engine.BEAM_RUNS_TOTAL
-    widths = beam.FIRST_WIDTH + (beam.FIRST_WIDTH << beam.GROWTH)
-    assert engine.BEAM_RUNS_TOTAL == beam.RUN_NODES * len(beam.SETS) * widths
-    from harpsolve.deals import deal_layout
-
-    for variant in VARIANTS:
-        rules = get_rules(variant)
-        pos = engine.Position(rules, deal_layout(rules, 1), cuts=ALL_CUTS)
-        assert rows[0].applies(pos) == (rules.column_moves == "runs" and rules.passes > 0), variant
-
-
 @pytest.mark.parametrize("variant,share", [("easy-harp", (32.0, 0)), ("harp", (128.0, 0)), ("bakers-game", (32.0, 0)),
-                                           ("big-harp", (32.0, engine.BEAM_RUNS_TOTAL)), ("endless-harp", None),
+                                           ("big-harp", (128.0, 0)), ("endless-harp", None),
                                            ("klondike-1", None), ("klondike-3", None)])
 def test_each_game_gets_its_beam_row(variant, share):
-    """The beam rows split by rules fields: single cards without / with a pass limit, runs
-    with a pass limit (its first widths only), none where runs move without one."""
+    """The beam rows split by rules fields: single cards without a pass limit, any game with
+    one, none where runs move without one."""
     from harpsolve.deals import deal_layout
 
     rules = get_rules(variant)
@@ -82,7 +65,8 @@ def test_a_row_stops_for_good_at_its_total():
     from harpsolve.deals import deal_layout
 
     rules = get_rules("big-harp")
-    pos = engine.Position(rules, deal_layout(rules, 60281), cuts=ALL_CUTS)
+    # a deal the beams do not win in 40 000 nodes (measured; 60281 they now win in 11 487)
+    pos = engine.Position(rules, deal_layout(rules, 60001), cuts=ALL_CUTS)
     total = 40_000
     sched = engine.Schedule("t", "rounds", (engine.Entry("beam", engine.SOLUTIONS, 4.0, total=total),))
     out = engine.run(pos, sched)

@@ -25,8 +25,8 @@ children are made in the same order either way, and a search sliced any way
 finds the same line in the same nodes as one run in one call (tested).
 
 Arrays: ``cur`` the positions of the current depth (``ctr[C_NCUR]`` of them);
-``ckey``/``cpar``/``cmove`` the children kept so far (their key, their
-parent's index in ``cur``, the move), cut down to the ``width`` best whenever
+``ckey``/``cpar``/``cmove``/``csig`` the children kept so far (their key,
+their parent's index in ``cur``, the move, their stock signature), cut down to the ``width`` best whenever
 they fill up and at the end of a depth; ``hpar``/``hmove`` the history, one
 entry per position ever kept, depth ``d``'s entries from ``hstart[d]``: the
 index of its parent in depth ``d - 1`` and the move that made it.
@@ -38,7 +38,7 @@ from numba import njit
 
 from ..config import JIT
 from ..movegen import MAX_MOVES, _apply, _auto, _gen, _won
-from ..state import O_OBLIG, STATE_BYTES, _copy_state, _fingerprint
+from ..state import O_OBLIG, O_RECYC, O_TLEN, O_TPTR, STATE_BYTES, _copy_state, _fingerprint
 from .dfs import _child_key
 from .settings import next_slice
 from .tt import _claim
@@ -65,6 +65,23 @@ MAX_WIDTH = 4096
 RUN_NODES = 8000
 CANDIDATES = 16           # children kept (per unit of width) before a depth is cut down
 NODE_SLICE = 100_000      # children a kernel call makes: the clock is read between calls
+# A beam keeps at most STOCK_CAP children of each stock signature (recycles, cards in stock
+# and waste, waste size) before it keeps a second one of any (nineteenth session).  By key
+# alone the best children of a depth are mostly one stock position with its tableau shuffled
+# a little: where the stock decides (a pass limit, draw 3) the whole beam then shares one
+# early choice of which stock cards to take and dies with it -- of 40 big-harp deals the
+# portfolio left unknown at 200 000 nodes, 25 beams of width 64 ended with every line dead.
+# Kept apart by stock signature, the lines take the stock in different ways.  Measured
+# (/tmp experiments, beams alone, one weight set a row, by key alone / STOCK_CAP 1; the
+# deals the tables left unknown): big-harp 40 deals, width 64: 9 -> 34 won (set 5), 8 -> 32
+# (set 3); width 16: 3 -> 16, 5 -> 19; width 4: 4 -> 8, 2 -> 6; harp 40 deals, width 64 set
+# 3: 19 -> 30, width 16 set 2: 3 -> 14; easy-harp deals 1-200, width 16 set 3: 122 -> 140,
+# width 4: 58 -> 69; endless-harp 1-200 width 16: 179 -> 186.  Caps of 2, 4 and 16 won
+# less (big-harp width 64: 23-28 at 4, 12-16 at 16); signatures with the hidden-card count
+# or the stock's cards themselves no more.  Solutions only, as every beam: which lines a
+# beam keeps is a choice of where to look, not a cut.
+STOCK_CAP = 1
+CROWDED = np.int64(1) << 40   # added to a crowded child's key: above every feature key
 INITIAL_TABLE = 1 << 14
 INITIAL_HISTORY = 1 << 14
 
@@ -81,22 +98,47 @@ def runs():
 
 
 @njit(**JIT)
-def _select(ckey, cpar, cmove, nc, keep):
-    """Move the ``keep`` smallest keys of the first ``nc`` children to the front, in
-    increasing key order (ties: the earlier child first); returns how many are kept."""
-    order = np.argsort(ckey[:nc], kind="mergesort")[:keep]
+def _stock_sig(st):
+    """Where the stock stands in ``st``: recycles used, cards in stock and waste, the
+    waste size (bit layout: recycles << 16 | talon length << 8 | waste size; each < 256)."""
+    return (np.int64(st[O_RECYC]) << 16) | (np.int64(st[O_TLEN]) << 8) | np.int64(st[O_TPTR])
+
+
+@njit(**JIT)
+def _select(ckey, cpar, cmove, csig, nc, keep, cap):
+    """Move the ``keep`` best of the first ``nc`` children to the front, in increasing key
+    order (ties: the earlier child first); returns how many are kept.
+
+    With ``cap`` > 0 a child is "crowded" when ``cap`` children of the same stock signature
+    (``csig``) have smaller keys (or the same key, earlier); the uncrowded come first, the
+    crowded fill what is left, each group in key order (see STOCK_CAP)."""
+    if cap > 0 and nc > keep:
+        by_key = np.argsort(ckey[:nc], kind="mergesort")
+        by_sig = np.argsort(csig[:nc][by_key], kind="mergesort")  # stable: key order within a signature
+        rank = ckey[:nc].copy()
+        run = 0
+        for t in range(nc):
+            i = by_key[by_sig[t]]
+            run = run + 1 if t > 0 and csig[i] == csig[by_key[by_sig[t - 1]]] else 0
+            if run >= cap:
+                rank[i] += CROWDED
+        order = np.argsort(rank, kind="mergesort")[:keep]
+    else:
+        order = np.argsort(ckey[:nc], kind="mergesort")[:keep]
     k = order.shape[0]
     k2 = ckey[order]
     p2 = cpar[order]
     m2 = cmove[order]
+    s2 = csig[order]
     ckey[:k] = k2
     cpar[:k] = p2
     cmove[:k] = m2
+    csig[:k] = s2
     return k
 
 
 @njit(**JIT)
-def _beam(cur, nxt, ckey, cpar, cmove, hstart, hpar, hmove, path, t1, t2, ctr, p, node_slice):
+def _beam(cur, nxt, ckey, cpar, cmove, csig, cap, hstart, hpar, hmove, path, t1, t2, ctr, p, node_slice):
     """Search on for at most ``node_slice`` children; returns a B_* code.  B_GROW: the
     table is half full (double it and call again); B_HISTORY: the history arrays are full
     (the same).  On B_SOLVED the line is ``path[:ctr[C_PATHLEN]]``."""
@@ -146,11 +188,12 @@ def _beam(cur, nxt, ckey, cpar, cmove, hstart, hpar, hmove, path, t1, t2, ctr, p
                     continue
                 stored += 1
                 if nc == ckey.shape[0]:
-                    nc = _select(ckey, cpar, cmove, nc, width)
+                    nc = _select(ckey, cpar, cmove, csig, nc, width, cap)
                     ctr[C_DROPPED] = 1
                 ckey[nc] = _child_key(child, m, p)
                 cpar[nc] = i
                 cmove[nc] = m
+                csig[nc] = _stock_sig(child)
                 nc += 1
             if j < n:
                 break  # paused or the table is full: go on from (i, j) next call
@@ -167,7 +210,7 @@ def _beam(cur, nxt, ckey, cpar, cmove, hstart, hpar, hmove, path, t1, t2, ctr, p
         if hstart[d + 1] + keep > hpar.shape[0]:
             code = B_HISTORY
             break
-        ncur = _select(ckey, cpar, cmove, nc, keep)
+        ncur = _select(ckey, cpar, cmove, csig, nc, keep, cap)
         h = hstart[d + 1]
         for k in range(ncur):
             _copy_state(nxt[k], cur[cpar[k]])
@@ -195,9 +238,11 @@ def _beam(cur, nxt, ckey, cpar, cmove, hstart, hpar, hmove, path, t1, t2, ctr, p
 
 class BeamSearch:
     """One beam search of ``width`` from the packed ``root`` under the kernel vector ``p``
-    (whose heuristic orders the children: search/dfs.py ``_child_key``), run in slices."""
+    (whose heuristic orders the children: search/dfs.py ``_child_key``), run in slices.
+    ``cap``: how many children of one stock signature a depth keeps before the crowded ones
+    (STOCK_CAP; 0 = by key alone)."""
 
-    def __init__(self, root: np.ndarray, p: np.ndarray, width: int):
+    def __init__(self, root: np.ndarray, p: np.ndarray, width: int, cap: int = STOCK_CAP):
         from .. import movegen as mg
         from .tt import new_table
 
@@ -210,6 +255,8 @@ class BeamSearch:
         self.ckey = np.zeros(CANDIDATES * width, np.int64)
         self.cpar = np.zeros(CANDIDATES * width, np.int64)
         self.cmove = np.zeros(CANDIDATES * width, np.int64)
+        self.csig = np.zeros(CANDIDATES * width, np.int64)
+        self.cap = cap
         self.hstart = np.zeros(MAX_DEPTH + 2, np.int64)
         self.hstart[1] = 1  # depth 0 is the root, entry 0
         self.hpar = np.zeros(INITIAL_HISTORY, np.int32)
@@ -243,7 +290,7 @@ class BeamSearch:
 
     def nbytes(self) -> int:
         return (self.t1.nbytes + self.t2.nbytes + self.hpar.nbytes + self.hmove.nbytes + self.cur.nbytes
-                + self.nxt.nbytes + 3 * self.ckey.nbytes)
+                + self.nxt.nbytes + 4 * self.ckey.nbytes)
 
     def advance(self, nodes: int = 0, deadline: float | None = None, reserve=None):
         """Search on for at most ``nodes`` more children (0 = no limit) or until ``deadline``.
@@ -261,7 +308,7 @@ class BeamSearch:
             n = next_slice(int(ctr[C_NODES]), stop, deadline is not None, NODE_SLICE)
             if n == 0:
                 return None, "nodes"
-            code = _beam(self.cur, self.nxt, self.ckey, self.cpar, self.cmove, self.hstart, self.hpar, self.hmove,
+            code = _beam(self.cur, self.nxt, self.ckey, self.cpar, self.cmove, self.csig, self.cap, self.hstart, self.hpar, self.hmove,
                          self.path, self.t1, self.t2, ctr, self.p, n)
             if code == B_GROW or code == B_HISTORY:
                 grow = self.t1.nbytes + self.t2.nbytes if code == B_GROW else self.hpar.nbytes + self.hmove.nbytes
