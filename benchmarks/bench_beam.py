@@ -4,14 +4,14 @@
     python benchmarks/bench_beam.py harp --unknown-of results/harp --limit 20
     python benchmarks/bench_beam.py big-harp --unknown-of results/big-harp --limit 12 --widths 16,64,256,1024
     python benchmarks/bench_beam.py easy-harp --deals 1-100 --widths 16 --sets 3
-    python benchmarks/bench_beam.py big-harp --unknown-of results/big-harp --every 400 --widths 64 --sets 5 --caps 0,1
+    python benchmarks/bench_beam.py big-harp --deals 80001-82000 --every 50 --widths 64 --sets 5 --nodes 512000 --caps 0,1
 
 For each deal the runs go widths x weight sets (``--sets``: indices of search/restarts.py's
 WEIGHT_SETS), narrow first, each a fresh beam of at most ``--nodes`` children, until one wins;
 every win is turned into tokens and replayed by the reference engine (exit 1 if one does not
 replay).  ``--caps``: the beams' stock cap (search/beam.py STOCK_CAP; 0 = by key alone), each
 cap in turn over the same deals, a summary each.  The deals are ``--deals`` or those ``--unknown-of`` a results folder leaves unknown
-(every ``--every``-th, the first ``--limit``).  Prints each deal's runs (how each ended, its
+(every ``--every``-th of either, the first ``--limit``).  Prints each deal's runs (how each ended, its
 children, seconds) and, at the end, the deals won, by the width that won them, and the nodes of
 the winning runs; compile time excluded (a first beam before the clock starts).
 """
@@ -28,7 +28,7 @@ def main(argv=None) -> int:
     ap.add_argument("variant")
     ap.add_argument("--deals", default="", help="a deal range, e.g. 1-300")
     ap.add_argument("--unknown-of", default="", metavar="FOLDER", help="the deals this results folder leaves unknown")
-    ap.add_argument("--every", type=int, default=1, help="every N-th of those deals")
+    ap.add_argument("--every", type=int, default=1, help="every N-th of the deals")
     ap.add_argument("--limit", type=int, default=0, help="only the first N deals")
     ap.add_argument("--widths", default="16,64,256,1024")
     ap.add_argument("--sets", default="3,2,6")
@@ -46,7 +46,7 @@ def main(argv=None) -> int:
 
     rules = get_rules(a.variant)
     if a.deals:
-        deals = parse_range(a.deals)
+        deals = parse_range(a.deals)[::a.every]
     elif a.unknown_of:
         deals = deals_by_status(a.unknown_of, rules).get("unknown", [])[::a.every]
     else:

@@ -193,3 +193,23 @@ def test_the_stock_signature_packs_as_documented():
     st_ = pack(deal_layout(rules, 1), rules)
     st_[O_RECYC], st_[O_TLEN], st_[O_TPTR] = 2, 41, 17
     assert beam._stock_sig(st_) == (2 << 16) | (41 << 8) | 17
+
+
+@pytest.mark.parametrize("variant,rule,stock_sets", [
+    ("big-harp", {}, True), ("harp", {}, False), ("easy-harp", {}, False), ("endless-harp", {}, False),
+    ("klondike-3", {}, False), ("harp", {"draw": 3}, True), ("big-harp", {"passes": 0}, False),
+    ("klondike-3", {"passes": 3}, True)])
+def test_the_beams_weight_sets_follow_draw_and_pass_limit(variant, rule, stock_sets):
+    """``sets_for``: the stock-dear sets where draw 3 meets a pass limit, by rules fields (an
+    override moves a game across), and the engine's runs take the game's sets in turn."""
+    rules = get_rules(variant, rule)
+    sets = beam.sets_for(rules)
+    assert sets == (beam.STOCK_SETS if stock_sets else beam.SETS)
+    pos = engine.Position(rules, deal_layout(rules, 1), cuts=ALL_CUTS)
+    eng = engine.Beam(pos, engine.Memory(1 << 30))
+    names = []
+    for _ in range(len(sets) + 1):
+        eng._next()
+        names.append(eng.cur[0])
+    assert names == [f"beam w{beam.FIRST_WIDTH}.{k}" for k in sets] + [
+        f"beam w{beam.FIRST_WIDTH << beam.GROWTH}.{sets[0]}"]

@@ -59,6 +59,17 @@ MAX_DEPTH = 4096          # deepest line in kernel moves (an easy-harp win is a 
 # against 119-165 k); 8 and doubling widths were no better; 2 000 children per unit of width
 # cut harp's runs before their lines could end (0 of 47 won).
 SETS = (3, 2, 6)
+# Where draw 3 meets a pass limit (big-harp) the beams' own sets: sets 3 and 2 with cards
+# left in stock and waste as dear as hidden ones (talon weight 8 for 0-1) and a recycle twice
+# as dear (64 for 32), then set 2 (nineteenth session, /tmp experiments, beams of width 16
+# alone with STOCK_CAP, 60 big-harp deals of 40 001-78 640 the table left unknown at 200 000
+# nodes: set 3 won 27, with talon 8 31, with talon 8 and recycles 64 42, 96 37; set 2 31,
+# with both 35; the three of STOCK_SETS together 53, of SETS about 46-50).  A draw of 3 under a
+# pass limit reaches only every third card in a pass, so a card left in the talon may never
+# come out again; with draw 1 (harp) the same weights lose (harp 1-200, width 16, set 3: 117
+# won, 38 with talon 8, 106 with recycles 64), and without a pass limit (endless-harp
+# 1-300, width 4: 244 / 196 won; klondike-3 1-200, width 16: 116 / 97).
+STOCK_SETS = (8, 9, 2)
 FIRST_WIDTH = 4
 GROWTH = 2                # the width doubles GROWTH times from one round to the next
 MAX_WIDTH = 4096
@@ -77,7 +88,7 @@ NODE_SLICE = 100_000      # children a kernel call makes: the clock is read betw
 # (set 3); width 16: 3 -> 16, 5 -> 19; width 4: 4 -> 8, 2 -> 6; harp 40 deals, width 64 set
 # 3: 19 -> 30, width 16 set 2: 3 -> 14; easy-harp deals 1-200, width 16 set 3: 122 -> 140,
 # width 4: 58 -> 69; endless-harp 1-200 width 16: 179 -> 186.  Caps of 2, 4 and 16 won
-# less (big-harp width 64: 23-28 at 4, 12-16 at 16); signatures with the hidden-card count
+# less (big-harp width 16: 13-15 at 2; width 64: 23-28 at 4, 12-16 at 16); signatures with the hidden-card count
 # or the stock's cards themselves no more.  Solutions only, as every beam: which lines a
 # beam keeps is a choice of where to look, not a cut.
 STOCK_CAP = 1
@@ -86,13 +97,19 @@ INITIAL_TABLE = 1 << 14
 INITIAL_HISTORY = 1 << 14
 
 
-def runs():
+def sets_for(rules) -> tuple[int, ...]:
+    """The weight sets of a game's beams, by rules fields: STOCK_SETS where draw 3 meets a
+    pass limit, SETS elsewhere."""
+    return STOCK_SETS if rules.passes > 0 and rules.draw > 1 else SETS
+
+
+def runs(sets=SETS):
     """The engine's runs in order (search/engine.py, Beam), endless: (width, weight set, round)
     -- the round (1-based) seeds the noisy weight sets (restarts.run_params)."""
     rnd = 0
     while True:
         width = min(FIRST_WIDTH << (GROWTH * rnd), MAX_WIDTH)
-        for k in SETS:
+        for k in sets:
             yield width, k, rnd + 1
         rnd += 1
 

@@ -511,8 +511,9 @@ class Restarts(_RunByRun):
 
 
 class Beam(_RunByRun):
-    """Beam searches (search/beam.py), resumable run by run: the weight sets of ``beam.SETS``
-    in turn, the width growing fourfold every round; solutions only (a beam drops lines)."""
+    """Beam searches (search/beam.py), resumable run by run: the game's weight sets
+    (``beam.sets_for``) in turn, the width growing fourfold every round; solutions only (a
+    beam drops lines)."""
 
     name = "beam"
     applies = staticmethod(_with_cuts)
@@ -521,7 +522,7 @@ class Beam(_RunByRun):
         from . import beam
 
         super().__init__(pos, memory)
-        self.runs = beam.runs()
+        self.runs = beam.runs(beam.sets_for(pos.rules))
 
     def _next(self):
         from . import beam, restarts

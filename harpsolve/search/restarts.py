@@ -60,6 +60,8 @@ WEIGHT_SETS: tuple[tuple[tuple[int, ...], int], ...] = (
     ((8, 2, 1, 1, -4, 1, -2, 4, 32, 2), 1),     # empty the stock
     ((10, 2, 2, 2, -5, 2, -3, 1, 32, 1), 8),    # a bit of everything, noisy
     ((4, 0, 0, 0, 0, 0, -1, 0, 16, 0), 24),     # mostly random
+    ((6, 1, 3, 3, -3, 2, -2, 8, 64, 1), 1),     # set 3 with the stock dear: the beams of draw 3
+    ((6, 3, 0, 0, -4, 2, -2, 8, 64, 1), 1),     # set 2 the same      under a pass limit (beam.py)
 )
 
 
