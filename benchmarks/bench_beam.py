@@ -31,7 +31,7 @@ def main(argv=None) -> int:
     ap.add_argument("--every", type=int, default=1, help="every N-th of the deals")
     ap.add_argument("--limit", type=int, default=0, help="only the first N deals")
     ap.add_argument("--widths", default="16,64,256,1024")
-    ap.add_argument("--sets", default="3,2,6")
+    ap.add_argument("--sets", default=None, help="weight sets (default: the game's, beam.sets_for)")
     ap.add_argument("--nodes", type=int, default=3_000_000, help="children a run makes at most")
     ap.add_argument("--caps", default=None, help="stock caps to compare (default: beam.STOCK_CAP)")
     ap.add_argument("--quiet", action="store_true")
@@ -54,7 +54,7 @@ def main(argv=None) -> int:
     if a.limit:
         deals = deals[: a.limit]
     widths = [int(w) for w in a.widths.split(",")]
-    sets = [int(k) for k in a.sets.split(",")]
+    sets = [int(k) for k in a.sets.split(",")] if a.sets else list(beam.sets_for(rules))
     caps = [int(c) for c in a.caps.split(",")] if a.caps else [beam.STOCK_CAP]
     beam.BeamSearch(pack(deal_layout(rules, 1), rules), restarts.run_params(rules, sets[0], 1, streamlined=False),
                     4).advance(1000)  # compile
@@ -100,7 +100,7 @@ def one_setting(rules, deals, widths, sets, cap, a):
             won_by[hit] = won_by.get(hit, 0) + 1
         if not a.quiet:
             print(f"{d:7d} {'won ' if hit else '----'} " + " | ".join(runs), flush=True)
-    print(f"\n{rules.label}: {len(deals)} deals, widths {a.widths}, weight sets {a.sets}, stock cap {cap}, "
+    print(f"\n{rules.label}: {len(deals)} deals, widths {a.widths}, weight sets {','.join(map(str, sets))}, stock cap {cap}, "
           f"{a.nodes} children a run, {time.perf_counter() - t_all:.1f} s in all")
     print(f"won {sum(won_by.values())}: " + ", ".join(f"{n} at width {w}" for w, n in sorted(won_by.items())))
     if win_nodes:

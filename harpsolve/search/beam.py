@@ -58,7 +58,19 @@ MAX_DEPTH = 4096          # deepest line in kernel moves (an easy-harp win is a 
 # two samples of each: 166 of 174 won against 160, the mean nodes of the harp runs 104-127 k
 # against 119-165 k); 8 and doubling widths were no better; 2 000 children per unit of width
 # cut harp's runs before their lines could end (0 of 47 won).
-SETS = (3, 2, 6)
+# The sets: 10 (face-up cards lying on hidden ones weighed as set 2 does, blockers and buried
+# pairs as set 3 does), then 2 and 3 (nineteenth session, with STOCK_CAP; they had been 3, 2,
+# 6).  Width 16 alone, easy-harp 1-300: set 3 won 218, 2 216, 6 215, 10 256, the three of
+# (3, 2, 6) 276 together, of (10, 2, 3) 284; harp 1-200: 117, 124, 85, 126; 171 and 180
+# together; at width 4, easy-harp: 103 (set 3), 137 (set 10).  In the portfolio (a /tmp
+# script, solve with the old sets and the new, deal by deal, 2 000 000 nodes): easy-harp
+# 1-1 000 every 2nd mean nodes 14 962 -> 11 451, mean 16.4 -> 12.6 ms; 5 001-6 000 every 2nd
+# 16 579 -> 10 316, 15.6 -> 11.0 ms (deals the sets were not chosen on); harp 1-300 every 3rd
+# 161 354 -> 104 294, 121 -> 81 ms; 10 001-10 600 every 3rd 2 / 0 unknown, 140 605 -> 93 479,
+# 105 -> 72 ms, median 44 -> 23 ms; 5 001-5 300 every 3rd 0 / 1 unknown, median 51 -> 32 ms.
+# Where runs move without a pass limit (only ``--algorithm beam`` runs beams there) about
+# even: endless-harp 1-300 every 3rd, beams alone, mean nodes 14 853 -> 17 189.
+SETS = (10, 2, 3)
 # Where draw 3 meets a pass limit (big-harp) the beams' own sets: sets 3 and 2 with cards
 # left in stock and waste as dear as hidden ones (talon weight 8 for 0-1) and a recycle twice
 # as dear (64 for 32), then set 2 (nineteenth session, /tmp experiments, beams of width 16

@@ -62,6 +62,7 @@ WEIGHT_SETS: tuple[tuple[tuple[int, ...], int], ...] = (
     ((4, 0, 0, 0, 0, 0, -1, 0, 16, 0), 24),     # mostly random
     ((6, 1, 3, 3, -3, 2, -2, 8, 64, 1), 1),     # set 3 with the stock dear: the beams of draw 3
     ((6, 3, 0, 0, -4, 2, -2, 8, 64, 1), 1),     # set 2 the same      under a pass limit (beam.py)
+    ((6, 4, 3, 3, -3, 2, -2, 0, 32, 1), 1),     # sets 2 and 3 at once: the beams' first (beam.py)
 )
 
 
