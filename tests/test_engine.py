@@ -45,8 +45,8 @@ def test_each_portfolio_row_runs_at_most_once_a_round(variant):
     assert names.index(first) < names.index("restarts" if first == "climb" else "climb")
 
 
-@pytest.mark.parametrize("variant,share", [("easy-harp", (32.0, 0)), ("harp", (128.0, 0)), ("bakers-game", (32.0, 0)),
-                                           ("big-harp", (128.0, 0)), ("endless-harp", None),
+@pytest.mark.parametrize("variant,share", [("easy-harp", (32.0, 0)), ("harp", (512.0, 0)), ("bakers-game", (32.0, 0)),
+                                           ("big-harp", (512.0, 0)), ("endless-harp", None),
                                            ("klondike-1", None), ("klondike-3", None)])
 def test_each_game_gets_its_beam_row(variant, share):
     """The beam rows split by rules fields: single cards without a pass limit, any game with

@@ -729,7 +729,11 @@ ENGINES = {e.name: e for e in (DeadEnd, Dfs, FastDfs, Climb, WAStar, Afree, Afre
 # 0.652 / 0.300 / 0.292 / 0.204 s, median 0.300 / 0.097 / 0.097 / 0.058 s; the same on
 # 80 001-82 000 every 25th at 200 000 nodes: 41 / 30 / 30 / 30 unknown, mean 0.153 / 0.118 /
 # 0.117 / 0.104 s (and 32/480000 / 128 / 512 / 2048 in another run: 30 / 30 / 32 / 32, mean
-# 0.104 / 0.093 / 0.086 / 0.082 s).
+# 0.104 / 0.093 / 0.086 / 0.082 s).  With draw 3's own weight sets and the beams' first set
+# (beam.py STOCK_SETS, SETS), 128 / 512 / 2048: big-harp 80 001-82 000 every 25th at 200 000
+# nodes 18 / 15 / 15 unknown, mean 0.070 / 0.065 / 0.064 s; at 2 000 000 nodes 60 001-61 200
+# every 20th 0 / 0 unknown, mean 0.112 / 0.096 s; harp 10 001-10 600 every 6th 0 / 0,
+# mean 0.082 / 0.075 s, median 0.022 s both: 512.
 PORTFOLIO = Schedule("portfolio", "rounds", (
     Entry("dead-end", PROOFS, 0.0, 1),
     Entry("wastar", BOTH, 0.0, WASTAR_MAX_NODES),
@@ -739,7 +743,7 @@ PORTFOLIO = Schedule("portfolio", "rounds", (
     Entry("restarts", BOTH, 4.0),
     Entry("climb", SOLUTIONS, 1.0, column_moves="single"),
     Entry("beam", SOLUTIONS, 32.0, column_moves="single", passes="unlimited"),
-    Entry("beam", SOLUTIONS, 128.0, passes="limited"),
+    Entry("beam", SOLUTIONS, 512.0, passes="limited"),
     Entry("relax", PROOFS, 16.0),
     Entry("relax-dfs", PROOFS, 0.5),
     Entry("dfs", BOTH, 1.0),
