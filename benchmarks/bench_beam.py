@@ -4,16 +4,19 @@
     python benchmarks/bench_beam.py harp --unknown-of results/harp --limit 20
     python benchmarks/bench_beam.py big-harp --unknown-of results/big-harp --limit 12 --widths 16,64,256,1024
     python benchmarks/bench_beam.py easy-harp --deals 1-100 --widths 16 --sets 3
-    python benchmarks/bench_beam.py big-harp --deals 80001-82000 --every 50 --widths 64 --sets 5 --nodes 512000 --caps 0,1
+    python benchmarks/bench_beam.py big-harp --deals 80001-82000 --every 50 --widths 64 --sets 5 \
+        --nodes 512000 --caps 0,1
 
 For each deal the runs go widths x weight sets (``--sets``: indices of search/restarts.py's
-WEIGHT_SETS), narrow first, each a fresh beam of at most ``--nodes`` children, until one wins;
-every win is turned into tokens and replayed by the reference engine (exit 1 if one does not
-replay).  ``--caps``: the beams' stock cap (search/beam.py STOCK_CAP; 0 = by key alone), each
-cap in turn over the same deals, a summary each.  The deals are ``--deals`` or those ``--unknown-of`` a results folder leaves unknown
-(every ``--every``-th of either, the first ``--limit``).  Prints each deal's runs (how each ended, its
-children, seconds) and, at the end, the deals won, by the width that won them, and the nodes of
-the winning runs; compile time excluded (a first beam before the clock starts).
+WEIGHT_SETS; by default the game's, search/beam.py ``sets_for``), narrow first, each a fresh
+beam of at most ``--nodes`` children, until one wins; every win is turned into tokens and
+replayed by the reference engine (exit 1 if one does not replay).  ``--caps``: the beams'
+stock cap (search/beam.py STOCK_CAP; 0 = by key alone), each cap in turn over the same deals,
+a summary each.  The deals are ``--deals`` or those ``--unknown-of`` a results folder leaves
+unknown (every ``--every``-th of either, the first ``--limit``).  Prints each deal's runs (how
+each ended, its children, seconds) and, at the end, the deals won, by the width that won them,
+and the nodes of the winning runs; compile time excluded (a first beam before the clock
+starts).
 """
 from __future__ import annotations
 
@@ -100,8 +103,8 @@ def one_setting(rules, deals, widths, sets, cap, a):
             won_by[hit] = won_by.get(hit, 0) + 1
         if not a.quiet:
             print(f"{d:7d} {'won ' if hit else '----'} " + " | ".join(runs), flush=True)
-    print(f"\n{rules.label}: {len(deals)} deals, widths {a.widths}, weight sets {','.join(map(str, sets))}, stock cap {cap}, "
-          f"{a.nodes} children a run, {time.perf_counter() - t_all:.1f} s in all")
+    print(f"\n{rules.label}: {len(deals)} deals, widths {a.widths}, weight sets {','.join(map(str, sets))}, "
+          f"stock cap {cap}, {a.nodes} children a run, {time.perf_counter() - t_all:.1f} s in all")
     print(f"won {sum(won_by.values())}: " + ", ".join(f"{n} at width {w}" for w, n in sorted(won_by.items())))
     if win_nodes:
         print(f"winning runs: median {statistics.median(win_nodes):,.0f} children, mean {statistics.mean(win_nodes):,.0f}")

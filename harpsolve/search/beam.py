@@ -26,8 +26,8 @@ finds the same line in the same nodes as one run in one call (tested).
 
 Arrays: ``cur`` the positions of the current depth (``ctr[C_NCUR]`` of them);
 ``ckey``/``cpar``/``cmove``/``csig`` the children kept so far (their key,
-their parent's index in ``cur``, the move, their stock signature), cut down to the ``width`` best whenever
-they fill up and at the end of a depth; ``hpar``/``hmove`` the history, one
+their parent's index in ``cur``, the move, their stock signature), cut down to
+the ``width`` best (STOCK_CAP) whenever they fill up and at the end of a depth; ``hpar``/``hmove`` the history, one
 entry per position ever kept, depth ``d``'s entries from ``hstart[d]``: the
 index of its parent in depth ``d - 1`` and the move that made it.
 """
@@ -49,9 +49,9 @@ B_SOLVED, B_EMPTY, B_PAUSED, B_DEPTH, B_GROW, B_HISTORY = range(6)
 C_DEPTH, C_PARENT, C_MOVE, C_NCAND, C_NCUR, C_NODES, C_STORED, C_PATHLEN, C_DROPPED, C_SIZE = range(10)
 
 MAX_DEPTH = 4096          # deepest line in kernel moves (an easy-harp win is a few hundred)
-# The runs of the engine (search/engine.py, Beam): rounds of the weight sets ``SETS`` (of
-# search/restarts.py, WEIGHT_SETS: the three that lead there), the width growing 2**GROWTH-fold from
-# round to round up to MAX_WIDTH, each run at most RUN_NODES children per unit of width (a
+# The runs of the engine (search/engine.py, Beam): rounds of the game's weight sets
+# (``sets_for``: SETS or STOCK_SETS, indices of search/restarts.py's WEIGHT_SETS), the width
+# growing 2**GROWTH-fold from round to round up to MAX_WIDTH, each run at most RUN_NODES children per unit of width (a
 # beam that has not won by then wanders: lines of thousands of moves shuffling cards).
 # First width 4 rather than 16 (sixteenth session, the Beam engine alone on every 48th
 # easy-harp deal the table left unknown, 2 000 000 nodes, and every 2 000th harp one, 500 000,
@@ -100,8 +100,8 @@ NODE_SLICE = 100_000      # children a kernel call makes: the clock is read betw
 # (set 3); width 16: 3 -> 16, 5 -> 19; width 4: 4 -> 8, 2 -> 6; harp 40 deals, width 64 set
 # 3: 19 -> 30, width 16 set 2: 3 -> 14; easy-harp deals 1-200, width 16 set 3: 122 -> 140,
 # width 4: 58 -> 69; endless-harp 1-200 width 16: 179 -> 186.  Caps of 2, 4 and 16 won
-# less (big-harp width 16: 13-15 at 2; width 64: 23-28 at 4, 12-16 at 16); signatures with the hidden-card count
-# or the stock's cards themselves no more.  Solutions only, as every beam: which lines a
+# less (big-harp width 16: 13-15 at 2; width 64: 23-28 at 4, 12-16 at 16); signatures with
+# the hidden-card count or the stock's cards themselves no more.  Solutions only, as every beam: which lines a
 # beam keeps is a choice of where to look, not a cut.
 STOCK_CAP = 1
 CROWDED = np.int64(1) << 40   # added to a crowded child's key: above every feature key
@@ -337,8 +337,8 @@ class BeamSearch:
             n = next_slice(int(ctr[C_NODES]), stop, deadline is not None, NODE_SLICE)
             if n == 0:
                 return None, "nodes"
-            code = _beam(self.cur, self.nxt, self.ckey, self.cpar, self.cmove, self.csig, self.cap, self.hstart, self.hpar, self.hmove,
-                         self.path, self.t1, self.t2, ctr, self.p, n)
+            code = _beam(self.cur, self.nxt, self.ckey, self.cpar, self.cmove, self.csig, self.cap, self.hstart,
+                         self.hpar, self.hmove, self.path, self.t1, self.t2, ctr, self.p, n)
             if code == B_GROW or code == B_HISTORY:
                 grow = self.t1.nbytes + self.t2.nbytes if code == B_GROW else self.hpar.nbytes + self.hmove.nbytes
                 if reserve is not None and not reserve(self.nbytes() + grow):
