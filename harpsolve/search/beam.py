@@ -145,10 +145,12 @@ def _select(ckey, cpar, cmove, csig, nc, keep, cap):
         by_key = np.argsort(ckey[:nc], kind="mergesort")
         by_sig = np.argsort(csig[:nc][by_key], kind="mergesort")  # stable: key order within a signature
         rank = ckey[:nc].copy()
+        prev = np.int64(-1)  # no signature is negative
         run = 0
         for t in range(nc):
             i = by_key[by_sig[t]]
-            run = run + 1 if t > 0 and csig[i] == csig[by_key[by_sig[t - 1]]] else 0
+            run = run + 1 if csig[i] == prev else 0
+            prev = csig[i]
             if run >= cap:
                 rank[i] += CROWDED
         order = np.argsort(rank, kind="mergesort")[:keep]

@@ -720,8 +720,8 @@ ENGINES = {e.name: e for e in (DeadEnd, Dfs, FastDfs, Climb, WAStar, Afree, Afre
 # At 200 000 nodes, though, where it halves the arrangement-free engine's share, it is no
 # gain: 37 deals of 40 000-50 000 unknown at 20 000 nodes 25 / - / 18, but 61 of 60 001-70 000
 # 27 / - / 29, and a sweep of 37 256-41 658 solved 40 % of its unknown deals against 42-44 %
-# on 2 001-37 255 without the row.  Kept for the bigger budgets; 480 000 nodes is widths 4
-# and 16 of each weight set.
+# on 2 001-37 255 without the row.  It was kept for the bigger budgets (480 000 nodes: widths
+# 4 and 16 of each weight set) until the next paragraph replaced it.
 # With beams kept apart by stock signature (nineteenth session, search/beam.py STOCK_CAP) the
 # row where runs move under a pass limit is whole and has harp's share, one row for both:
 # bench_schedule.py big-harp --row beam --weights 0,32/480000,32/0,128/0 --deals 60001-61200
