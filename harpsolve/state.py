@@ -383,20 +383,49 @@ def _fingerprint(st, p):
 
 
 @njit(**JIT)
-def _key(st, p):
-    ncol = p[P_NCOL]
-    # columns: an unordered multiset -> sum of per-column hashes
-    ca = np.uint64(0)
-    cb = np.uint64(0)
-    for c in range(ncol):
-        n = np.int64(st[O_LEN + c])
-        head = np.int64(st[O_DOWN + c]) * 64 + n + 7
-        if st[O_OBLIG] == c + 1:
-            head += 1 << 20
-        ha, hb = _seq_hash(st, O_COLS + MAXLEN * c, n, head)
-        ca += ha
-        cb += hb
-    # foundations: per suit, heights sorted (the places of a suit are interchangeable)
+def _column_hash(st, c):
+    """Column ``c``'s part of the key (two uint64): its cards, face-down count and length,
+    and whether the next move is owed to it (OBLIG)."""
+    n = np.int64(st[O_LEN + c])
+    head = np.int64(st[O_DOWN + c]) * 64 + n + 7
+    if st[O_OBLIG] == c + 1:
+        head += 1 << 20
+    return _seq_hash(st, O_COLS + MAXLEN * c, n, head)
+
+
+@njit(**JIT)
+def _talon_hash(st, p):
+    """The talon's part of the key (two uint64): the sequence, plus the boundary and
+    recycles where they matter."""
+    tlen = np.int64(st[O_TLEN])
+    thead = tlen
+    # under stock dominance the boundary and recycles are the table's payload instead (dfs.py)
+    if p[P_EXACT_KEY] or not (_free_talon(p) or p[P_DOMINANCE]):
+        thead = thead * 256 + _stock_key(st, p)
+    if p[P_EXACT_KEY] or (p[P_PASSES] > 0 and not p[P_DOMINANCE]):
+        thead = thead * 256 + np.int64(st[O_RECYC])
+    if _free_talon(p) and not p[P_EXACT_KEY]:
+        # every card can be played at any time: the order is irrelevant
+        ta = _mix_a(np.uint64(tlen) + np.uint64(77))
+        tb = _mix_b(np.uint64(tlen) + np.uint64(99))
+        for i in range(tlen):
+            card = np.uint64(st[O_TALON + i])
+            ta += _mix_a(card + np.uint64(3000))
+            tb += _mix_b(card + np.uint64(4000))
+        return ta, tb
+    return _seq_hash(st, O_TALON, tlen, thead)
+
+
+@njit(**JIT)
+def _free_talon(p):
+    return p[P_DRAW] == 1 and p[P_PASSES] == 0
+
+
+@njit(**JIT)
+def _finish_key(st, p, ca, cb, ta, tb):
+    """The fingerprint from the column sums and the talon's part, with the foundations
+    (heights sorted per suit: the places of a suit are interchangeable) and the cells (an
+    unordered set: a sum of card hashes)."""
     decks = p[P_DECKS]
     fcode = np.uint64(0)
     for s in range(4):
@@ -408,7 +437,6 @@ def _key(st, p):
             if x < y:
                 x, y = y, x
             fcode = fcode * np.uint64(196) + np.uint64(x * 14 + y)
-    # cells: an unordered set -> sum of card hashes
     cella = np.uint64(0)
     cellb = np.uint64(0)
     for k in range(p[P_CELLS]):
@@ -416,28 +444,81 @@ def _key(st, p):
         if card != EMPTY:
             cella += _mix_a(np.uint64(card) + np.uint64(1000))
             cellb += _mix_b(np.uint64(card) + np.uint64(2000))
-    # talon: the sequence, plus the boundary and recycles where they matter
-    tlen = np.int64(st[O_TLEN])
-    thead = tlen
-    free_talon = p[P_DRAW] == 1 and p[P_PASSES] == 0
-    # under stock dominance the boundary and recycles are the table's payload instead (dfs.py)
-    if p[P_EXACT_KEY] or not (free_talon or p[P_DOMINANCE]):
-        thead = thead * 256 + _stock_key(st, p)
-    if p[P_EXACT_KEY] or (p[P_PASSES] > 0 and not p[P_DOMINANCE]):
-        thead = thead * 256 + np.int64(st[O_RECYC])
-    if free_talon and not p[P_EXACT_KEY]:
-        # every card can be played at any time: the order is irrelevant
-        ta = _mix_a(np.uint64(tlen) + np.uint64(77))
-        tb = _mix_b(np.uint64(tlen) + np.uint64(99))
-        for i in range(tlen):
-            card = np.uint64(st[O_TALON + i])
-            ta += _mix_a(card + np.uint64(3000))
-            tb += _mix_b(card + np.uint64(4000))
-    else:
-        ta, tb = _seq_hash(st, O_TALON, tlen, thead)
     h1 = _mix_a(_mix_a(_mix_a(ca ^ fcode) + ta) ^ cella)
     h2 = _mix_b(_mix_b(_mix_b(cb + fcode) ^ tb) + cellb)
     return h1, h2
+
+
+@njit(**JIT)
+def _key(st, p):
+    # columns: an unordered multiset -> sum of per-column hashes
+    ca = np.uint64(0)
+    cb = np.uint64(0)
+    for c in range(p[P_NCOL]):
+        ha, hb = _column_hash(st, c)
+        ca += ha
+        cb += hb
+    ta, tb = _talon_hash(st, p)
+    return _finish_key(st, p, ca, cb, ta, tb)
+
+
+# ---- the fingerprints of one position's children, column by column ----------
+# A child differs from its parent in few columns: one move takes cards off the top of one
+# column and puts them on the top of another (or on a foundation or a cell, or takes them
+# from the talon, a foundation or a cell), and the automatic moves then take cards off
+# column tops to the foundations and turn a column's top card.  So a column of the child
+# whose length and face-down count equal the parent's holds the parent's cards: cards added
+# to a top and taken off it again leave it as it was, and any net change moves the length.
+# The OBLIG mark is in a column's hash; it comes and goes only with a card put on that
+# column (so with its length), and is compared as well since that costs nothing.  The talon only ever loses cards
+# (drawing and recycling move the boundary), so an equal talon length means the same
+# cards.  Such columns and such a talon keep the parent's hashes (tests/test_childkeys.py
+# checks every child of random positions against the full fingerprint).
+# HS layout (uint64): HS[2c], HS[2c + 1] column c's hashes; HS[2 NCOL_MAX], HS[2 NCOL_MAX + 1]
+# the talon's.
+HS_SIZE = 2 * NCOL_MAX + 2
+
+
+@njit(**JIT)
+def _summarise_hash(st, p, hs):
+    """Write the parent ``st``'s column and talon hashes into ``hs`` (HS layout)."""
+    for c in range(p[P_NCOL]):
+        hs[2 * c], hs[2 * c + 1] = _column_hash(st, c)
+    hs[2 * NCOL_MAX], hs[2 * NCOL_MAX + 1] = _talon_hash(st, p)
+
+
+@njit(**JIT)
+def _same_column(child, parent, c):
+    return (child[O_LEN + c] == parent[O_LEN + c] and child[O_DOWN + c] == parent[O_DOWN + c]
+            and (child[O_OBLIG] == c + 1) == (parent[O_OBLIG] == c + 1))
+
+
+@njit(**JIT)
+def _fingerprint_from(child, parent, p, hs, out):
+    """``_fingerprint(child, p)`` for a child of ``parent`` (one move and its automatic
+    moves), from the parent's hashes ``hs`` (``_summarise_hash``): only the columns and the
+    talon that changed are hashed again.  Writes the child's own hashes into ``out`` (HS
+    layout), for its children in turn (not with P_MERGE_COLOURS, whose fingerprints are
+    always computed in full)."""
+    if p[P_MERGE_COLOURS]:
+        return _fingerprint(child, p)
+    ca = np.uint64(0)
+    cb = np.uint64(0)
+    for c in range(p[P_NCOL]):
+        if _same_column(child, parent, c):
+            out[2 * c], out[2 * c + 1] = hs[2 * c], hs[2 * c + 1]
+        else:
+            out[2 * c], out[2 * c + 1] = _column_hash(child, c)
+        ca += out[2 * c]
+        cb += out[2 * c + 1]
+    t = 2 * NCOL_MAX
+    if child[O_TLEN] == parent[O_TLEN] and (
+            (_free_talon(p) and not p[P_EXACT_KEY])
+            or (child[O_TPTR] == parent[O_TPTR] and child[O_RECYC] == parent[O_RECYC])):
+        out[t], out[t + 1] = hs[t], hs[t + 1]
+    else:
+        out[t], out[t + 1] = _talon_hash(child, p)
+    return _finish_key(child, p, ca, cb, out[t], out[t + 1])
 
 
 def fingerprint(st: np.ndarray, params: np.ndarray) -> tuple[int, int]:

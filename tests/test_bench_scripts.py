@@ -180,3 +180,12 @@ def test_beam_bench_wins_and_replays(capsys):
     out = capsys.readouterr().out
     assert out.count("won 2: 2 at width 16") == 2
     assert "stock cap 0," in out and "stock cap 1," in out
+
+
+def test_childkeys_bench_compares_both_ways(capsys):
+    """bench_childkeys.py keys the same children in full and column by column, and exits 0
+    only when both ways give the same fingerprints and keys."""
+    bench = _script("bench_childkeys")
+    assert bench.main(["--variants", "harp", "--deals", "2", "--repeats", "1"]) == 0
+    row = [line for line in capsys.readouterr().out.splitlines() if line.startswith("harp ")]
+    assert len(row) == 1 and int(row[0].split()[2].replace(",", "")) > 0

@@ -38,8 +38,11 @@ from numba import njit
 
 from ..config import JIT
 from ..movegen import MAX_MOVES, _apply, _auto, _gen, _won
-from ..state import O_OBLIG, O_RECYC, O_TLEN, O_TPTR, STATE_BYTES, _copy_state, _fingerprint
-from .dfs import _child_key
+from ..state import (
+    HS_SIZE, O_OBLIG, O_RECYC, O_TLEN, O_TPTR, STATE_BYTES, _copy_state, _fingerprint, _fingerprint_from,
+    _summarise_hash,
+)
+from .dfs import FS_SIZE, _child_key_from, _summarise_features
 from .settings import next_slice
 from .tt import _claim
 
@@ -178,6 +181,9 @@ def _beam(cur, nxt, ckey, cpar, cmove, csig, cap, hstart, hpar, hmove, path, t1,
     scores = np.empty(MAX_MOVES, np.int32)
     autobuf = np.empty(256, np.int64)
     child = np.empty(cur.shape[1], np.uint8)
+    hs = np.empty(HS_SIZE, np.uint64)  # the parent's hashes and features: its children's
+    fs = np.empty(FS_SIZE, np.int64)   # keys cost only the columns that change
+    hs_child = np.empty(HS_SIZE, np.uint64)
     d = ctr[C_DEPTH]
     i = ctr[C_PARENT]
     j = ctr[C_MOVE]
@@ -191,6 +197,8 @@ def _beam(cur, nxt, ckey, cpar, cmove, csig, cap, hstart, hpar, hmove, path, t1,
     while d < MAX_DEPTH:
         while i < ncur:
             n = _gen(cur[i], p, moves, scores)
+            _summarise_hash(cur[i], p, hs)
+            _summarise_features(cur[i], p, fs)
             while j < n:
                 if nodes >= limit or stored >= half:
                     code = B_PAUSED if nodes >= limit else B_GROW
@@ -214,14 +222,14 @@ def _beam(cur, nxt, ckey, cpar, cmove, csig, cap, hstart, hpar, hmove, path, t1,
                     ctr[C_STORED] = stored
                     ctr[C_DEPTH] = d
                     return B_SOLVED
-                h1, h2 = _fingerprint(child, p)
+                h1, h2 = _fingerprint_from(child, cur[i], p, hs, hs_child)
                 if _claim(t1, t2, h1, h2) >= 0:
                     continue
                 stored += 1
                 if nc == ckey.shape[0]:
                     nc = _select(ckey, cpar, cmove, csig, nc, width, cap)
                     ctr[C_DROPPED] = 1
-                ckey[nc] = _child_key(child, m, p)
+                ckey[nc] = _child_key_from(child, cur[i], m, p, fs)
                 cpar[nc] = i
                 cmove[nc] = m
                 csig[nc] = _stock_sig(child)

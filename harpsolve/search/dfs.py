@@ -43,8 +43,9 @@ from numba import njit
 from ..config import JIT
 from ..movegen import M_TALON_COL, M_TALON_FOUND, _apply, _auto, _gen, _kind, _sort_by_key, _won
 from ..state import (
-    MAXLEN, O_COLS, O_DOWN, O_FOUND, O_LEN, O_OBLIG, O_RECYC, O_TLEN, O_TPTR, P_DECKS, P_DOMINANCE, P_HEUR, P_NCOL,
-    P_NOISE, P_PASSES, P_SEED, P_W0, _copy_state, _fingerprint, _mix_a,
+    MAXLEN, NCOL_MAX, O_COLS, O_DOWN, O_FOUND, O_LEN, O_OBLIG, O_RECYC, O_TLEN, O_TPTR, P_DECKS, P_DOMINANCE, P_HEUR,
+    P_NCOL, P_NOISE, P_PASSES, P_SEED, P_W0, _copy_state, _fingerprint, _fingerprint_from, _mix_a, _same_column,
+    _summarise_hash,
 )
 from .settings import next_slice
 from .tt import ENTRY_BYTES, _claim
@@ -89,6 +90,43 @@ def _features(st, p):
 
 
 @njit(**JIT)
+def _column_features(st, c):
+    """Column ``c``'s cards as the feature key counts them: (cards lying on a lower card of
+    their own suit, kings lying on another card, the kinds with a face-down copy here, the
+    kinds with both copies face down here) -- the kinds as bit sets over kind 0..51."""
+    n = np.int64(st[O_LEN + c])
+    down = np.int64(st[O_DOWN + c])
+    blockers = kings = 0
+    once = twice = np.int64(0)
+    base = O_COLS + MAXLEN * c
+    mins = np.int64(0xFFFF)  # lowest rank seen lower in the column, 4 bits per suit
+    for j in range(n):
+        card = np.int64(st[base + j])
+        r = card % 13
+        s4 = (card // 13) * 4
+        if ((mins >> s4) & 15) < r:
+            blockers += 1
+        else:
+            mins = (mins & ~(np.int64(15) << s4)) | (r << s4)
+        if r == 12 and j > 0:
+            kings += 1
+        if j < down:
+            bit = np.int64(1) << card
+            twice |= once & bit
+            once |= bit
+    return blockers, kings, once, twice
+
+
+@njit(**JIT)
+def _popcount(x):
+    x = np.uint64(x)
+    x = x - ((x >> np.uint64(1)) & np.uint64(0x5555555555555555))
+    x = (x & np.uint64(0x3333333333333333)) + ((x >> np.uint64(2)) & np.uint64(0x3333333333333333))
+    x = (x + (x >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
+    return np.int64((x * np.uint64(0x0101010101010101)) >> np.uint64(56))
+
+
+@njit(**JIT)
 def _feature_key(st, m, p):
     """H_FEATURES: the weighted sum of single-card-game features of ``st``, plus noise.
 
@@ -104,41 +142,36 @@ def _feature_key(st, m, p):
     pseudo-random 0..P_NOISE drawn from ``P_SEED``, the move and the child's
     counts, so a seed always gives the same order.
     """
-    hidden = on_hidden = blockers = pairs = empty = kings = home = 0
-    once = np.int64(0)
+    blockers = kings = 0
+    once = twice = np.int64(0)
+    for c in range(p[P_NCOL]):
+        b, k, o, t = _column_features(st, c)
+        blockers += b
+        kings += k
+        twice |= t | (once & o)
+        once |= o
+    return _weigh_features(st, m, p, blockers, kings, twice)
+
+
+@njit(**JIT)
+def _weigh_features(st, m, p, blockers, kings, twice):
+    """The feature key from the column counts that need a walk over the cards (``blockers``,
+    ``kings``, ``twice``: the kinds with both copies face down) and the rest, read off ``st``."""
+    hidden = on_hidden = empty = home = 0
     for c in range(p[P_NCOL]):
         n = np.int64(st[O_LEN + c])
         down = np.int64(st[O_DOWN + c])
         if n == 0:
             empty += 1
-            continue
         hidden += down
         if down > 0:
             on_hidden += n - down
-        base = O_COLS + MAXLEN * c
-        mins = np.int64(0xFFFF)  # lowest rank seen lower in the column, 4 bits per suit
-        for j in range(n):
-            card = np.int64(st[base + j])
-            r = card % 13
-            s4 = (card // 13) * 4
-            if ((mins >> s4) & 15) < r:
-                blockers += 1
-            else:
-                mins = (mins & ~(np.int64(15) << s4)) | (r << s4)
-            if r == 12 and j > 0:
-                kings += 1
-            if j < down:
-                bit = np.int64(1) << card
-                if once & bit:
-                    pairs += 1
-                else:
-                    once |= bit
     for k in range(4 * p[P_DECKS]):
         home += np.int64(st[O_FOUND + k])
     talon = np.int64(st[O_TLEN])
     w = P_W0
     key = (p[w + F_HIDDEN] * hidden + p[w + F_ON_HIDDEN] * on_hidden + p[w + F_BLOCKERS] * blockers
-           + p[w + F_BURIED_PAIRS] * pairs + p[w + F_EMPTY] * empty + p[w + F_KINGS_ON_CARDS] * kings
+           + p[w + F_BURIED_PAIRS] * _popcount(twice) + p[w + F_EMPTY] * empty + p[w + F_KINGS_ON_CARDS] * kings
            + p[w + F_HOME] * home + p[w + F_TALON] * talon)
     if p[P_PASSES] > 0:
         key += p[w + F_RECYCLES] * np.int64(st[O_RECYC]) + p[w + F_WASTE] * np.int64(st[O_TPTR])
@@ -170,17 +203,56 @@ def _child_key(child, m, p):
     return hidden * 16 - home * 2 - empty * 6 + talon
 
 
+# The feature keys of one position's children, column by column, as state._fingerprint_from
+# does the fingerprints (the same argument: a column whose length and face-down count are the
+# parent's holds the parent's cards).  FS layout (int64): FS[4c .. 4c + 3] column c's
+# _column_features.
+FS_SIZE = 4 * NCOL_MAX
+
+
 @njit(**JIT)
-def _order_children(st, p, moves, n, scratch, keys, autobuf):
-    """Sort the first n moves by the key of the position each leads to (stable)."""
+def _summarise_features(st, p, fs):
+    """Write the parent ``st``'s column features into ``fs`` (FS layout; nothing unless the
+    heuristic is H_FEATURES)."""
+    if p[P_HEUR] != H_FEATURES:
+        return
+    for c in range(p[P_NCOL]):
+        fs[4 * c], fs[4 * c + 1], fs[4 * c + 2], fs[4 * c + 3] = _column_features(st, c)
+
+
+@njit(**JIT)
+def _child_key_from(child, parent, m, p, fs):
+    """``_child_key(child, m, p)`` for a child of ``parent``, from the parent's column
+    features ``fs`` (``_summarise_features``) where the heuristic is H_FEATURES."""
+    if p[P_HEUR] != H_FEATURES:
+        return _child_key(child, m, p)
+    blockers = kings = 0
+    once = twice = np.int64(0)
+    for c in range(p[P_NCOL]):
+        if _same_column(child, parent, c):
+            b, k, o, t = fs[4 * c], fs[4 * c + 1], fs[4 * c + 2], fs[4 * c + 3]
+        else:
+            b, k, o, t = _column_features(child, c)
+        blockers += b
+        kings += k
+        twice |= t | (once & o)
+        once |= o
+    return _weigh_features(child, m, p, blockers, kings, twice)
+
+
+@njit(**JIT)
+def _order_children(st, p, moves, n, scratch, keys, autobuf, fs):
+    """Sort the first n moves by the key of the position each leads to (stable); ``fs``: room
+    for ``st``'s column features (FS_SIZE)."""
     if p[P_HEUR] == H_STATIC:
         return
+    _summarise_features(st, p, fs)
     for i in range(n):
         _copy_state(scratch, st)
         _apply(scratch, moves[i], p)
         if scratch[O_OBLIG] == 0:
             _auto(scratch, p, autobuf)
-        keys[i] = _child_key(scratch, moves[i], p) * 4096 + i
+        keys[i] = _child_key_from(scratch, st, moves[i], p, fs) * 4096 + i
     _sort_by_key(moves, keys, n)
 
 
@@ -190,6 +262,12 @@ def _enter(t1, t2, tv, st, p):
     stock position, under stock dominance) or SKIP (it, or a position that
     dominates it, was entered before)."""
     h1, h2 = _fingerprint(st, p)
+    return _enter_key(t1, t2, tv, st, p, h1, h2)
+
+
+@njit(**JIT)
+def _enter_key(t1, t2, tv, st, p, h1, h2):
+    """``_enter`` with ``st``'s fingerprint given."""
     s = _claim(t1, t2, h1, h2)
     if not p[P_DOMINANCE]:
         return NEW_KEY if s < 0 else SKIP
@@ -204,8 +282,9 @@ def _enter(t1, t2, tv, st, p):
 
 
 @njit(**JIT)
-def _dfs(stack, moves, mstart, nmoves, nxt, scores, autobuf, t1, t2, tv, ctr, p, node_slice):
-    """Search on; the moves of depth d are moves[mstart[d] : mstart[d] + nmoves[d]].
+def _dfs(stack, hs, moves, mstart, nmoves, nxt, scores, autobuf, t1, t2, tv, ctr, p, node_slice):
+    """Search on; the moves of depth d are moves[mstart[d] : mstart[d] + nmoves[d]], and
+    ``hs[d]`` holds ``stack[d]``'s column and talon hashes (state._fingerprint_from).
 
     Move lists are stacked in one flat array (a deep path of nodes with few
     moves costs little), and keys live in ``ctr`` so a call resumes exactly.
@@ -214,6 +293,7 @@ def _dfs(stack, moves, mstart, nmoves, nxt, scores, autobuf, t1, t2, tv, ctr, p,
     nodes = ctr[C_NODES]
     scratch = np.empty_like(stack[0])
     keys = np.empty(scores.shape[0], np.int64)
+    fs = np.empty(FS_SIZE, np.int64)
     limit = nodes + node_slice
     maxd = stack.shape[0] - 1
     cap_half = t1.shape[0] // 2
@@ -241,7 +321,8 @@ def _dfs(stack, moves, mstart, nmoves, nxt, scores, autobuf, t1, t2, tv, ctr, p,
             ctr[C_DEPTH] = d + 1
             ctr[C_NODES] = nodes
             return R_SOLVED
-        entered = _enter(t1, t2, tv, child, p)
+        h1, h2 = _fingerprint_from(child, stack[d], p, hs[d], hs[d + 1])
+        entered = _enter_key(t1, t2, tv, child, p, h1, h2)
         if entered == SKIP:
             continue
         ctr[C_STORED] += entered == NEW_KEY
@@ -257,7 +338,7 @@ def _dfs(stack, moves, mstart, nmoves, nxt, scores, autobuf, t1, t2, tv, ctr, p,
         if n < 0:
             ctr[C_INCOMPLETE] = 1
             continue
-        _order_children(child, p, mine, n, scratch, keys, autobuf)
+        _order_children(child, p, mine, n, scratch, keys, autobuf, fs)
         mstart[d + 1] = lo
         nmoves[d + 1] = n
         nxt[d + 1] = 0
@@ -267,7 +348,7 @@ def _dfs(stack, moves, mstart, nmoves, nxt, scores, autobuf, t1, t2, tv, ctr, p,
 
 
 @njit(**JIT)
-def _root(stack, moves, mstart, nmoves, nxt, scores, autobuf, t1, t2, tv, ctr, p):
+def _root(stack, hs, moves, mstart, nmoves, nxt, scores, autobuf, t1, t2, tv, ctr, p):
     """Prepare depth 0: safe moves, the root's fingerprint and moves.
 
     Returns the number of automatic moves made at the root (in ``autobuf``),
@@ -275,6 +356,7 @@ def _root(stack, moves, mstart, nmoves, nxt, scores, autobuf, t1, t2, tv, ctr, p
     """
     na = _auto(stack[0], p, autobuf)
     _enter(t1, t2, tv, stack[0], p)
+    _summarise_hash(stack[0], p, hs[0])
     ctr[C_STORED] = 1
     ctr[C_DEPTH] = 0
     mstart[0] = 0
@@ -282,7 +364,7 @@ def _root(stack, moves, mstart, nmoves, nxt, scores, autobuf, t1, t2, tv, ctr, p
     if n < 0:
         return -1
     _order_children(stack[0], p, moves[:scores.shape[0]], n, np.empty_like(stack[0]),
-                    np.empty(scores.shape[0], np.int64), autobuf)
+                    np.empty(scores.shape[0], np.int64), autobuf, np.empty(FS_SIZE, np.int64))
     nmoves[0] = n
     nxt[0] = 0
     return na
@@ -304,10 +386,11 @@ class Buffers:
     """
 
     def __init__(self):
-        from ..state import STATE_BYTES
+        from ..state import HS_SIZE, STATE_BYTES
         from ..movegen import MAX_MOVES
 
         self.stack = np.zeros((MAX_DEPTH + 1, STATE_BYTES), np.uint8)
+        self.hs = np.zeros((MAX_DEPTH + 1, HS_SIZE), np.uint64)  # the stack's hashes (_dfs)
         self.moves = np.zeros(MOVE_STACK, np.int64)
         self.mstart = np.zeros(MAX_DEPTH, np.int64)
         self.nmoves = np.zeros(MAX_DEPTH, np.int32)
@@ -367,7 +450,7 @@ class DfsSearch:
         self.ctr = np.zeros(C_SIZE, np.int64)
         buf.stack[0] = root
         b = buf
-        na = _root(b.stack, b.moves, b.mstart, b.nmoves, b.nxt, b.scores, b.autobuf, b.t1, b.t2, b.tv, self.ctr, p)
+        na = _root(b.stack, b.hs, b.moves, b.mstart, b.nmoves, b.nxt, b.scores, b.autobuf, b.t1, b.t2, b.tv, self.ctr, p)
         self.final = None  # (kernel code, reason) once the search has ended
         if _won(b.stack[0], p):
             self.ctr[C_DEPTH] = 0
@@ -414,7 +497,7 @@ class DfsSearch:
             n = next_slice(int(ctr[C_NODES]), stop, deadline is not None, NODE_SLICE)
             if n == 0:
                 return None, "nodes"
-            code = _dfs(b.stack, b.moves, b.mstart, b.nmoves, b.nxt, b.scores, b.autobuf,
+            code = _dfs(b.stack, b.hs, b.moves, b.mstart, b.nmoves, b.nxt, b.scores, b.autobuf,
                         b.t1, b.t2, b.tv, ctr, self.p, n)
             if code == R_GROW:
                 size = b.t1.shape[0] * 2
