@@ -734,16 +734,27 @@ ENGINES = {e.name: e for e in (DeadEnd, Dfs, FastDfs, Climb, WAStar, Afree, Afre
 # nodes 18 / 15 / 15 unknown, mean 0.070 / 0.065 / 0.064 s; at 2 000 000 nodes 60 001-61 200
 # every 20th 0 / 0 unknown, mean 0.112 / 0.096 s; harp 10 001-10 600 every 6th 0 / 0,
 # mean 0.082 / 0.075 s, median 0.022 s both: 512.
+# Under a pass limit that row comes before the restarts (twentieth session): a round's rows
+# run in order, so every deal paid the restarts' first share (4 000 nodes at ~2.3 us, their
+# ordering of every child) before a beam (~0.45 us a child) began, and beams win most of
+# these deals.  /tmp A/B script, the same deals solved with the row after / before the
+# restarts, sweeps paused: harp 1-300 every 2nd mean 66.3 / 55.0 ms, median 25.7 / 13.7 ms,
+# 1 / 1 unknown; 10 001-10 600 every 4th 61.9 / 51.1 ms; big-harp 60 001-60 300 every 2nd
+# 91.9 / 81.5 ms, median 47.3 / 36.5 ms, 1 / 1 unknown; 80 001-82 000 every 20th 85.2 /
+# 74.1 ms.  Before the arrangement-free engine too it was faster still (73.3, 69.2 ms) but
+# left 3 deals of 60 001-60 300 unknown instead of 1; in easy-harp the single-card row first
+# costs more (1-2 000 every 4th mean 10.6 / 12.9 ms): there the restarts win 4 deals in 5 in
+# a few thousand nodes.
 PORTFOLIO = Schedule("portfolio", "rounds", (
     Entry("dead-end", PROOFS, 0.0, 1),
     Entry("wastar", BOTH, 0.0, WASTAR_MAX_NODES),
     Entry("climb", SOLUTIONS, 1.0, column_moves="runs"),
     Entry("afree", BOTH, 16.0),
     Entry("afree-other", SOLUTIONS, 4.0),
+    Entry("beam", SOLUTIONS, 512.0, passes="limited"),
     Entry("restarts", BOTH, 4.0),
     Entry("climb", SOLUTIONS, 1.0, column_moves="single"),
     Entry("beam", SOLUTIONS, 32.0, column_moves="single", passes="unlimited"),
-    Entry("beam", SOLUTIONS, 512.0, passes="limited"),
     Entry("relax", PROOFS, 16.0),
     Entry("relax-dfs", PROOFS, 0.5),
     Entry("dfs", BOTH, 1.0),
