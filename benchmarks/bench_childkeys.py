@@ -37,7 +37,9 @@ from harpsolve.state import HS_SIZE, O_OBLIG, _fingerprint, _fingerprint_from, _
 MAKE, FULL, FROM = range(3)
 
 
-@njit(**JIT)
+# not cached: the tests load this file under another module name, and a cache written then
+# would not load when the script runs as __main__
+@njit(**dict(JIT, cache=False))
 def _children(parents, p, way):
     """Make every child of every parent; ``way`` MAKE: nothing more; FULL / FROM: key it in
     full / column by column.  Returns (children, a checksum of the keys)."""
