@@ -142,15 +142,30 @@ def _feature_key(st, m, p):
     pseudo-random 0..P_NOISE drawn from ``P_SEED``, the move and the child's
     counts, so a seed always gives the same order.
     """
+    blockers, kings, twice = _feature_totals(st, st, p, _NO_FEATURES, False)
+    return _weigh_features(st, m, p, blockers, kings, twice)
+
+
+_NO_FEATURES = np.zeros(0, np.int64)
+
+
+@njit(**JIT, inline="always")  # inlined: ``from_parent`` is a constant at each call, its branch folds away
+def _feature_totals(st, parent, p, fs, from_parent):
+    """The column counts of the feature key, summed over the columns: (blockers, kings on
+    cards, the kinds with both copies face down).  ``from_parent``: a column that is the
+    parent's (state._same_column) is read from the parent's ``fs`` (_summarise_features)."""
     blockers = kings = 0
     once = twice = np.int64(0)
     for c in range(p[P_NCOL]):
-        b, k, o, t = _column_features(st, c)
+        if from_parent and _same_column(st, parent, c):
+            b, k, o, t = fs[4 * c], fs[4 * c + 1], fs[4 * c + 2], fs[4 * c + 3]
+        else:
+            b, k, o, t = _column_features(st, c)
         blockers += b
         kings += k
         twice |= t | (once & o)
         once |= o
-    return _weigh_features(st, m, p, blockers, kings, twice)
+    return blockers, kings, twice
 
 
 @njit(**JIT)
@@ -226,17 +241,7 @@ def _child_key_from(child, parent, m, p, fs):
     features ``fs`` (``_summarise_features``) where the heuristic is H_FEATURES."""
     if p[P_HEUR] != H_FEATURES:
         return _child_key(child, m, p)
-    blockers = kings = 0
-    once = twice = np.int64(0)
-    for c in range(p[P_NCOL]):
-        if _same_column(child, parent, c):
-            b, k, o, t = fs[4 * c], fs[4 * c + 1], fs[4 * c + 2], fs[4 * c + 3]
-        else:
-            b, k, o, t = _column_features(child, c)
-        blockers += b
-        kings += k
-        twice |= t | (once & o)
-        once |= o
+    blockers, kings, twice = _feature_totals(child, parent, p, fs, True)
     return _weigh_features(child, m, p, blockers, kings, twice)
 
 
