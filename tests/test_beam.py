@@ -214,3 +214,20 @@ def test_the_beams_weight_sets_follow_draw_and_pass_limit(variant, rule, stock_s
         names.append(eng.cur[0])
     assert names == [f"beam w{beam.FIRST_WIDTH}.{k}" for k in sets] + [
         f"beam w{beam.FIRST_WIDTH << beam.GROWTH}.{sets[0]}"]
+
+
+def test_a_beam_too_wide_for_the_selection_order_is_refused():
+    """``_select`` packs (key, index) into one int64 with ORDER_BITS for the index: a beam
+    whose candidates would not fit is refused up front rather than mis-ordered."""
+    import numpy as np
+
+    from harpsolve.search import restarts
+
+    rules = get_rules("harp")
+    root = pack(deal_layout(rules, 1), rules)
+    p = restarts.run_params(rules, beam.SETS[0], 1, streamlined=False)
+    widest = int(beam.ORDER_SHIFT) // beam.CANDIDATES
+    with pytest.raises(ValueError):
+        beam.BeamSearch(root, p, widest + 1)
+    assert beam.BeamSearch(root, p, 4).width == 4
+    assert np.iinfo(np.int64).max // beam.ORDER_SHIFT > 2 ** 40  # room for any feature key
