@@ -695,6 +695,12 @@ ENGINES = {e.name: e for e in (DeadEnd, Dfs, FastDfs, Climb, WAStar, Afree, Afre
 # unknown, mean 0.067 / 0.065 s; bakers-game 1-300 mean 0.013 / 0.014 s.  Left out, though,
 # it leaves a deal in a thousand to the others for millions of nodes (easy-harp 615: the climb
 # solves it in 597 nodes, the restarts in 2 533 244), so it stays, after the restarts.
+# Since the beams (twentieth session) the single-card games do without it: the deals it won
+# the beams win soon after (easy-harp 615: beam w64.2 in 0.19 s), and its share cost every
+# deal that reached it.  bench_schedule.py --row climb --weights 1,0 --max-nodes 2000000,
+# sweeps stopped: easy-harp 1-4 000 every 4th total 10.0 / 9.7 s, 5 001-9 000 every 4th 9.3 /
+# 9.0 s, none unknown; harp 1-30 000 every 100th 13.6 / 13.4 s, 1 / 1 unknown; bakers-game
+# 1-100 000 every 250th 4.5 / 4.5 s.
 # The beam only in the single-card games (seventeenth session, bench_schedule.py --row beam
 # --weights 32,0, the sweeps paused): where runs move it takes nodes from the arrangement-free
 # engine and decides less: klondike-3 1-1000 at 2 000 000 nodes 15 / 11 unknown with / without
@@ -753,7 +759,6 @@ PORTFOLIO = Schedule("portfolio", "rounds", (
     Entry("afree-other", SOLUTIONS, 4.0),
     Entry("beam", SOLUTIONS, 512.0, passes="limited"),
     Entry("restarts", BOTH, 4.0),
-    Entry("climb", SOLUTIONS, 1.0, column_moves="single"),
     Entry("beam", SOLUTIONS, 32.0, column_moves="single", passes="unlimited"),
     Entry("relax", PROOFS, 16.0),
     Entry("relax-dfs", PROOFS, 0.5),
