@@ -87,7 +87,13 @@ CONFIGS: tuple[tuple[int, bool], ...] = (
     (10, True), (5, True), (2, True), (6, True),
 )
 
-INITIAL_TABLE = 1 << 14  # most runs are small: a table this size fills and clears fast
+# A run's table starts small and doubles as it fills (search/dfs.py: the search pauses, the
+# table is rehashed, nothing else changes), so its size decides only what clearing it costs:
+# the first round's runs store a few hundred states, and clearing 2**14 slots (384 KB with the
+# stock payload) was a good part of their time.  Twentieth session, a /tmp A/B script solving
+# easy-harp 1-4 000 every 4th with each size in turn (same nodes), sweeps stopped: 2**14 / 2**11
+# mean 9.18 / 9.00 ms, median 2.21 / 2.15 ms; 2**11 / 2**9 10.43 / 10.06 ms, 2.51 / 2.44 ms.
+INITIAL_TABLE = 1 << 9
 
 
 @dataclass
