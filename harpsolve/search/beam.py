@@ -176,7 +176,8 @@ def _select(ckey, cpar, cmove, csig, nc, keep, cap):
     table.  Measured (twentieth session, a /tmp script timing this against the three stable
     sorts it replaced, 16 * width random keys in 2 000 values and 50 signatures, cap 1, the
     sweeps running beside it): width 4 58 -> 37 ns a child, 64 105 -> 10 ns, 1 024 203 ->
-    12 ns; in the portfolio (the same deals and nodes, beams' time per child, sweeps paused)
+    12 ns; in the portfolio (the same deals and nodes, beams' time per child, the sweeps'
+    parents paused but not their workers):
     harp 1-300 every 3rd 0.50 -> 0.45 us, big-harp 60 001-60 300 every 3rd 0.49 -> 0.46 us."""
     v = np.empty(nc, np.int64)
     for i in range(nc):
