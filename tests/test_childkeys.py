@@ -11,9 +11,10 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from harpsolve.deals import deal_layout
 from harpsolve.movegen import MAX_MOVES, _apply, _auto, _gen
 from harpsolve.rules import VARIANTS, get_rules
-from harpsolve.search.dfs import FS_SIZE, H_FEATURES, _child_key, _child_key_from, _summarise_features
+from harpsolve.search.dfs import FS_SIZE, H_FEATURES, H_WEIGHTED, _child_key, _child_key_from, _summarise_features
 from harpsolve.state import (
-    ALL_CUTS, HS_SIZE, N_WEIGHTS, O_OBLIG, P_MERGE_COLOURS, P_NCOL, _fingerprint, _fingerprint_from, _summarise_hash, kernel_params, pack,
+    ALL_CUTS, HS_SIZE, N_WEIGHTS, O_OBLIG, P_MERGE_COLOURS, P_NCOL, _fingerprint, _fingerprint_from, _summarise_hash,
+    kernel_params, pack,
 )
 
 from positions import endgame
@@ -49,15 +50,17 @@ def _check_children(st_, hs, p, rng):
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(variant=st.sampled_from(sorted(VARIANTS)), deal=st.integers(1, 999_999), seed=st.integers(0, 2**32),
        steps=st.integers(1, 120), dominance=st.booleans(), exact_key=st.booleans(), merge=st.booleans(),
-       features=st.booleans(), noise=st.sampled_from([0, 0, 5]), endgame_left=st.sampled_from([0, 0, 6, 14]), cuts=st.sampled_from([0, ALL_CUTS]))
+       features=st.booleans(), noise=st.sampled_from([0, 0, 5]), endgame_left=st.sampled_from([0, 0, 6, 14]),
+       cuts=st.sampled_from([0, ALL_CUTS]), auto=st.sampled_from([True, True, False]))
 def test_children_keys_column_by_column(variant, deal, seed, steps, dominance, exact_key, merge, features, noise,
-                                        endgame_left, cuts):
+                                        endgame_left, cuts, auto):
     rng = random.Random(seed)
     rules = get_rules(variant)
     layout = endgame(rules, rng, endgame_left) if endgame_left else deal_layout(rules, deal)
     weights = [rng.randint(-8, 16) for _ in range(N_WEIGHTS)]
-    p = kernel_params(rules, heuristic=H_FEATURES if features else 5, dominance=dominance, exact_key=exact_key,
-                      merge_colours=merge, weights=weights, noise=noise, seed=seed % 1000, cuts=cuts)
+    p = kernel_params(rules, heuristic=H_FEATURES if features else H_WEIGHTED, dominance=dominance, auto=auto,
+                      exact_key=exact_key, merge_colours=merge, always_home=merge, weights=weights, noise=noise,
+                      seed=seed % 1000, cuts=cuts)
     st_ = pack(layout, rules)
     _auto(st_, p, np.zeros(256, np.int64))
     hs = np.zeros(HS_SIZE, np.uint64)
