@@ -231,3 +231,26 @@ def test_a_beam_too_wide_for_the_selection_order_is_refused():
         beam.BeamSearch(root, p, widest + 1)
     assert beam.BeamSearch(root, p, 4).width == 4
     assert np.iinfo(np.int64).max // beam.ORDER_SHIFT > 2 ** 40  # room for any feature key
+
+
+@pytest.mark.parametrize("variant,deals", [("easy-harp", range(1, 13)), ("harp", range(1, 5)), ("big-harp", range(60001, 60005))])
+def test_a_beam_line_has_no_loop_and_no_detour(variant, deals):
+    """The Beam engine writes its line without cutting loops or detours (engine.Beam): each
+    position a beam makes is entered in its table when made, so no later position of its
+    line is one move from an earlier one but the next.  The cutters leave such lines alone."""
+    from harpsolve.search.shortcut import shortcut, shorten
+
+    rules = get_rules(variant)
+    checked = 0
+    for deal in deals:
+        layout = deal_layout(rules, deal)
+        for ws in beam.sets_for(rules):
+            s, p, status, _ = one_beam(rules, layout, width=16, ws=ws, nodes=300_000)
+            if status == "solved":
+                root = pack(layout, rules)
+                line = s.line()
+                assert shorten(root, line, p) == line
+                assert shortcut(root, line, p) == line
+                checked += 1
+                break
+    assert checked >= 2, "too few beam wins to check anything"

@@ -268,3 +268,29 @@ def test_rollouts_are_deterministic():
     a = solve(rules, layout=layout, algorithm="rollout", max_nodes=300_000, polish=False)
     b = solve(rules, layout=layout, algorithm="rollout", max_nodes=300_000, polish=False)
     assert (a.status, a.engine, a.nodes, a.moves) == (b.status, b.engine, b.nodes, b.moves)
+
+
+@pytest.mark.parametrize("variant", ["easy-harp", "klondike-1", "bakers-game"])
+def test_one_shortcut_pass_leaves_nothing_for_a_second(variant):
+    """search/shortcut.py makes one pass: on the depth-first searches' lines (loops cut), the
+    shortcut of a shortcut line is that line again."""
+
+    from harpsolve.deals import deal_layout
+    from harpsolve.search import dfs, restarts
+    from harpsolve.search.shortcut import shortcut, shorten
+    from harpsolve.state import pack
+
+    rules = get_rules(variant)
+    cut = 0
+    for deal in range(1, 40):
+        root = pack(deal_layout(rules, deal), rules)
+        p = restarts.run_params(rules, 10, 1, streamlined=False)
+        s = dfs.DfsSearch(root, p, dfs.buffers("test-shortcut"), 1 << 10)
+        code, _ = s.advance(20_000)
+        if code != dfs.R_SOLVED:
+            continue
+        line = shorten(root, s.path(), p)
+        once = shortcut(root, line, p)
+        assert shortcut(root, once, p) == once
+        cut += len(once) < len(line)
+    assert cut >= 2, "too few lines with a detour to check anything"

@@ -116,11 +116,12 @@ class Position:
         self.p = kernel_params(self.rules, auto=self.auto, prune=self.prune, heuristic=self.heuristic,
                                dominance=True, cuts=self.cuts)
 
-    def tokens(self, path, p) -> list[str]:
-        """A kernel path found from the root under params ``p``, as SPEC move tokens."""
+    def tokens(self, path, p, cut: bool = True) -> list[str]:
+        """A kernel path found from the root under params ``p``, as SPEC move tokens; ``cut``:
+        cut its loops and detours (search/shortcut.py) -- False for a path that has none."""
         from .shortcut import line_tokens
 
-        return line_tokens(self.root, path, p, jump=self.shortcut)
+        return line_tokens(self.root, path, p, jump=self.shortcut, cut=cut)
 
 
 class Memory:
@@ -536,8 +537,14 @@ class Beam(_RunByRun):
         name, p, _, s = self.cur
         if status == "solved":
             self.done = True
-            return Outcome("solved", name, tokens=self.pos.tokens(s.line(), p), nodes=s.nodes, states=s.states,
-                           max_depth=s.depth)
+            # A beam's line has no loop and no detour to cut: every child the beam makes is
+            # entered in its table when made (won ones end the search first), and a position
+            # already there is never kept again.  So no position of the line is a child of an
+            # earlier one but the next: one move from position i to position j > i + 1 would
+            # have made j's position at depth i + 1, and j could not have been kept at depth j.
+            # (tests/test_beam.py checks that the shortcut leaves beam lines alone.)
+            return Outcome("solved", name, tokens=self.pos.tokens(s.line(), p, cut=False), nodes=s.nodes,
+                           states=s.states, max_depth=s.depth)
         if why == "empty" and not s.dropped:
             # every line ended and none was left out: the beam made every reachable position,
             # and so would every wider one (solutions only: still no verdict)

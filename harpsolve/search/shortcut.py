@@ -130,7 +130,14 @@ def shorten(root: np.ndarray, path: list[int], p: np.ndarray) -> list[int]:
 
 
 def shortcut(root: np.ndarray, path: list[int], p: np.ndarray) -> list[int]:
-    """Jump ahead wherever one move reaches a later position of the path (:func:`_shortcut`)."""
+    """Jump ahead wherever one move reaches a later position of the path (:func:`_shortcut`).
+
+    One pass: a second would find nothing.  The shortened path visits a subsequence of the
+    positions, in order; from each it visits, the first pass tried every move and jumped to
+    the latest position of the path any of them reaches.  A second pass tries the same moves
+    from the same position against fewer later positions, and the latest it could reach is
+    that same one, now the next step (twentieth session: of 156 second passes over easy-harp
+    and klondike-1 lines, none cut a move; tests/test_engine.py checks it)."""
     from ..movegen import MAX_MOVES
 
     if not path:
@@ -140,18 +147,17 @@ def shortcut(root: np.ndarray, path: list[int], p: np.ndarray) -> list[int]:
     _auto(st, p, buf)
     arr = np.array(path, np.int64)
     out = np.zeros(len(path), np.int64)
-    for _ in range(3):  # a jump can open new ones; a few passes catch nearly all
-        n = _shortcut(st, arr, len(arr), p, np.zeros(MAX_MOVES, np.int64), np.zeros(MAX_MOVES, np.int32), buf, out)
-        if n == len(arr):
-            break
-        arr = out[:n].copy()
-    return [int(x) for x in arr]
+    n = _shortcut(st, arr, len(arr), p, np.zeros(MAX_MOVES, np.int64), np.zeros(MAX_MOVES, np.int32), buf, out)
+    return [int(x) for x in out[:n]]
 
 
-def line_tokens(root: np.ndarray, path: list[int], p: np.ndarray, jump: bool = True) -> list[str]:
+def line_tokens(root: np.ndarray, path: list[int], p: np.ndarray, jump: bool = True, cut: bool = True) -> list[str]:
     """A kernel path found under ``p`` as SPEC move tokens, loops cut first and, with ``jump``,
-    detours (:func:`shortcut`)."""
+    detours (:func:`shortcut`); ``cut=False``: neither (a path known to have none)."""
     from ..solution import path_tokens
 
-    path = shorten(root, path, p)
-    return path_tokens(root, shortcut(root, path, p) if jump else path, p)
+    if cut:
+        path = shorten(root, path, p)
+        if jump:
+            path = shortcut(root, path, p)
+    return path_tokens(root, path, p)
