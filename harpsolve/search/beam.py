@@ -161,6 +161,25 @@ def _smallest(v, idx, m, out, start):
 
 
 @njit(**JIT)
+def _signature_slots(csig, nc):
+    """Number the distinct stock signatures of the first ``nc`` children: (each child's
+    number, how many numbers there may be), by a small open-addressing table."""
+    bits = 4
+    while (1 << bits) < 2 * nc:
+        bits += 1
+    mask = (1 << bits) - 1
+    tsig = np.full(1 << bits, -1, np.int64)  # no signature is negative
+    slot = np.empty(nc, np.int64)
+    for i in range(nc):
+        j = np.int64((np.uint64(csig[i]) * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(64 - bits)) & mask
+        while tsig[j] != -1 and tsig[j] != csig[i]:
+            j = (j + 1) & mask
+        tsig[j] = csig[i]
+        slot[i] = j
+    return slot, 1 << bits
+
+
+@njit(**JIT)
 def _select(ckey, cpar, cmove, csig, nc, keep, cap):
     """Move the ``keep`` best of the first ``nc`` children to the front, in increasing key
     order (ties: the earlier child first); returns how many are kept.
@@ -186,66 +205,37 @@ def _select(ckey, cpar, cmove, csig, nc, keep, cap):
     order = np.empty(k, np.int64)
     if cap == 0 or nc <= keep:
         _smallest(v, np.arange(nc), k, order, 0)
-    elif cap == 1:
-        bits = 4
-        while (1 << bits) < 2 * nc:
-            bits += 1
-        tsig = np.full(1 << bits, -1, np.int64)  # no signature is negative
-        tbest = np.empty(1 << bits, np.int64)
-        slot = np.empty(nc, np.int64)
-        mask = (1 << bits) - 1
-        for i in range(nc):
-            j = np.int64((np.uint64(csig[i]) * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(64 - bits)) & mask
-            while tsig[j] != -1 and tsig[j] != csig[i]:
-                j = (j + 1) & mask
-            if tsig[j] == -1:
-                tsig[j] = csig[i]
-                tbest[j] = v[i]
-            elif v[i] < tbest[j]:
-                tbest[j] = v[i]
-            slot[i] = j
+    else:
+        slot, nslots = _signature_slots(csig, nc)
         free = np.empty(nc, np.int64)
         crowded = np.empty(nc, np.int64)
         nf = 0
         ncr = 0
-        for i in range(nc):
-            if v[i] == tbest[slot[i]]:
-                free[nf] = i
-                nf += 1
-            else:
-                crowded[ncr] = i
-                ncr += 1
+        if cap == 1:
+            # the uncrowded children are each signature's best: one pass, no sort of them all
+            best = np.full(nslots, np.iinfo(np.int64).max, np.int64)
+            for i in range(nc):
+                best[slot[i]] = min(best[slot[i]], v[i])
+            for i in range(nc):
+                if v[i] == best[slot[i]]:
+                    free[nf] = i
+                    nf += 1
+                else:
+                    crowded[ncr] = i
+                    ncr += 1
+        else:
+            seen = np.zeros(nslots, np.int64)
+            for i in np.argsort(v):
+                seen[slot[i]] += 1
+                if seen[slot[i]] <= cap:
+                    free[nf] = i
+                    nf += 1
+                else:
+                    crowded[ncr] = i
+                    ncr += 1
         _smallest(v, free[:nf], min(nf, k), order, 0)
         if nf < k:
             _smallest(v, crowded[:ncr], k - nf, order, nf)
-    else:
-        srt = np.argsort(v)
-        seen = np.zeros(nc, np.int64)  # by signature rank
-        sig_sorted = np.argsort(csig[:nc])
-        rank = np.empty(nc, np.int64)
-        r = -1
-        prev = np.int64(-1)
-        for t in range(nc):
-            i = sig_sorted[t]
-            if csig[i] != prev:
-                r += 1
-                prev = csig[i]
-            rank[i] = r
-        nf = 0
-        crowded = np.empty(nc, np.int64)
-        ncr = 0
-        for t in range(nc):
-            i = srt[t]
-            seen[rank[i]] += 1
-            if seen[rank[i]] <= cap:
-                if nf < k:
-                    order[nf] = i
-                    nf += 1
-            else:
-                crowded[ncr] = i
-                ncr += 1
-        for t in range(min(ncr, k - nf)):
-            order[nf + t] = crowded[t]
     k2 = ckey[order]
     p2 = cpar[order]
     m2 = cmove[order]
