@@ -414,7 +414,8 @@ def _position_arguments(verb: str):
 @main.command("solve", context_settings=_NUMBERS_ARE_ARGUMENTS)
 @_position_arguments("Solve")
 @click.option("--max-nodes", type=int, default=None,
-              help="Node budget (0 = no limit; the same answer on every machine) [default: the solver's].")
+              help="Node budget (0 = no limit; the same answer on every machine) [default: 20 000 000; "
+                   "A*: 2 000 000].")
 @click.option("--timeout", type=float, default=None, help="Time budget in seconds (0 = no limit) [default: none].")
 @click.option("--max-memory", default=None, metavar="SIZE",
               help="Transposition-table budget in bytes or with K/M/G (512M, 2G) [default: the solver's].")
@@ -474,7 +475,7 @@ def solve_cmd(variant, deal_ref, layout_file, rule_overrides, max_nodes, timeout
     if (shortest or best_score) and (algorithm or weight is not None or cost):
         fail("--shortest and --best-score choose their own search: drop --algorithm, --weight and --cost")
     check_number("--timeout", timeout, what="seconds", note=" (0 = no limit)")
-    from .search.settings import SearchSettings, SettingsError
+    from .search.settings import SOLVE_MAX_NODES, SearchSettings, SettingsError
 
     try:  # one validation for solve, sweep, bench and here (search/settings.py)
         checked = SearchSettings.make(max_nodes=max_nodes, timeout=timeout, max_memory=max_memory, heuristic=heuristic,
@@ -492,6 +493,8 @@ def solve_cmd(variant, deal_ref, layout_file, rule_overrides, max_nodes, timeout
         budgets["heuristic"] = heuristic
     if max_nodes is not None:
         budgets["max_nodes"] = max_nodes
+    elif not (shortest or best_score or checked.is_astar):
+        budgets["max_nodes"] = SOLVE_MAX_NODES  # one deal, a person waiting (search/settings.py)
     if timeout is not None:
         budgets["timeout"] = timeout
     search = {}

@@ -172,6 +172,19 @@ def test_budget_gives_unknown_exit_11(run):
     assert _stdout(res).splitlines()[1] == "unknown: the node budget ran out (1 nodes)"
 
 
+def test_no_budget_option_gives_one_deal_the_solve_default(run, monkeypatch):
+    """`solve` without --max-nodes searches SOLVE_MAX_NODES (a person waiting for one deal), not the
+    sweeps' DEFAULT_MAX_NODES.  The default is shrunk here so that the
+    deal runs out of it and the summary names the budget."""
+    from harpsolve.search import settings
+
+    monkeypatch.setattr(settings, "SOLVE_MAX_NODES", 7)
+    res = run("solve", "easy-harp", "1")
+    assert res.exit_code == 11
+    assert _stdout(res).splitlines()[1] == "unknown: the node budget ran out (7 nodes)"
+    assert run("solve", "easy-harp", "1", "--max-nodes", "0").exit_code == 0  # 0 = no limit, as before
+
+
 @pytest.mark.parametrize(
     "args,message",
     [

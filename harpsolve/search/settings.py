@@ -21,6 +21,14 @@ from ..rules import RulesError
 from . import ALGORITHM_NAMES, ASTAR_ALGORITHMS, COST_NAMES, DEFAULT_ALGORITHM, DEFAULT_HEURISTIC, HEURISTIC_NAMES
 
 DEFAULT_MAX_NODES = 2_000_000
+# `harpsolve solve` on one deal, with no budget given: a person is waiting for one verdict, so
+# ten times the sweeps' budget (a sweep wants throughput; its unknown deals are retried with a
+# bigger --max-nodes).  Some 10-40 s at most here; easy-harp deals 4699 and 7226 need 4.8 M nodes
+# (restarts, 6 s), every other deal of 1-10 000 less than 2 M (`harpsolve bench easy-harp
+# 1-10000 --max-nodes 20000000`: none unknown; the solution polish `solve` adds changes no verdict).
+# Only the engine schedules: A* (--algorithm astar/wastar, --shortest, --best-score) keeps
+# DEFAULT_MAX_NODES, as its nodes are states it keeps.
+SOLVE_MAX_NODES = 20_000_000
 DEFAULT_MAX_MEMORY = 1 << 30  # bytes for the search tables, all engines together
 DEFAULT_WEIGHT = 2.0          # weighted A*'s factor when none is given
 MAX_MEMORY_LIMIT = 1 << 50    # more than any machine has: a typo, refused up front
