@@ -26,7 +26,7 @@ def test_schedules_are_tables_of_known_engines():
         for e in sched.entries:
             assert e.engine in engine.ENGINES
             assert e.concludes in engine.CONCLUDES
-            assert e.weight >= 0 and e.cap >= 0 and e.total >= 0
+            assert e.weight >= 0 and e.cap >= 0 and e.total >= 0 and e.first_round >= 0
             assert e.column_moves in ("", "single", "runs") and e.passes in ("", "limited", "unlimited")
             assert e.weight > 0 or e.cap > 0, "a row with neither share nor cap never runs"
 
@@ -89,6 +89,52 @@ def test_a_row_stops_for_good_at_its_total():
     out = engine.run(pos, sched)
     assert out.status == "unknown" and out.reason == "nodes"
     assert total <= out.nodes <= total + 4 * engine.BASE_SLICE * 8
+
+
+def test_a_row_waits_for_its_first_round(monkeypatch):
+    """A row with a first round is not advanced before it; from then on it gets that round's
+    share, as if it had run all along (two stand-in engines count the calls)."""
+    from harpsolve.deals import deal_layout
+
+    calls = []
+
+    class Counter(engine.Engine):
+        name = "counter"
+
+        def advance(self, nodes, deadline):
+            calls.append((self.name, nodes))
+            self.nodes += nodes
+            return engine.Outcome("unknown", self.name, reason="nodes")
+
+    class Waiter(Counter):
+        name = "waiter"
+
+    monkeypatch.setitem(engine.ENGINES, "counter", Counter)
+    monkeypatch.setitem(engine.ENGINES, "waiter", Waiter)
+    rules = get_rules("easy-harp")
+    pos = engine.Position(rules, deal_layout(rules, 1), cuts=ALL_CUTS)
+    sched = engine.Schedule("t", "rounds", (engine.Entry("counter", engine.SOLUTIONS, 1.0),
+                                            engine.Entry("waiter", engine.PROOFS, 2.0, first_round=2)))
+    out = engine.run(pos, sched, max_nodes=20 * engine.BASE_SLICE)
+    assert out.status == "unknown"
+    base = engine.BASE_SLICE
+    # rounds 0-2: the counter's 1, 2, 4 slices; the waiter's round-2 share (weight 2); round 3:
+    # the counter gets what is left of 20 slices (5), and the budget ends before the waiter
+    assert calls == [("counter", base), ("counter", 2 * base), ("counter", 4 * base), ("waiter", 8 * base),
+                     ("counter", 5 * base)], calls
+
+
+@pytest.mark.parametrize("variant", list(VARIANTS))
+def test_the_weaker_game_proofs_wait_only_where_single_cards_move(variant):
+    """The relaxation rows wait for round 2 in the single-card games (where they almost never
+    conclude) and run from the first round where runs move."""
+    from harpsolve.deals import deal_layout
+
+    rules = get_rules(variant)
+    pos = engine.Position(rules, deal_layout(rules, 1), cuts=ALL_CUTS)
+    waits = {e.engine: e.first_round for e in engine.PORTFOLIO.entries if e.applies(pos)}
+    assert waits["relax"] == waits["relax-dfs"] == (2 if rules.column_moves == "single" else 0)
+    assert all(w == 0 for name, w in waits.items() if not name.startswith("relax"))
 
 
 @pytest.mark.parametrize("variant,deal", [("klondike-3", 5), ("easy-harp", 1), ("endless-harp", 3),
