@@ -189,3 +189,31 @@ def test_childkeys_bench_compares_both_ways(capsys):
     assert bench.main(["--variants", "harp", "--deals", "2", "--repeats", "1"]) == 0
     row = [line for line in capsys.readouterr().out.splitlines() if line.startswith("harp ")]
     assert len(row) == 1 and int(row[0].split()[2].replace(",", "")) > 0
+
+
+def test_ab_bench_interleaves_two_checkouts_and_flags_contradictions():
+    """bench_ab.py runs one worker process per version on the same deals in turn (here the
+    same checkout twice: the same statuses and nodes, exit 0); a deal one version solves and
+    the other proves unsolvable is flagged and fails the run."""
+    bench = _script("bench_ab")
+    here = os.path.dirname(BENCH)
+    a, b = (bench.Version(label, here, 20_000) for label in ("A", "B"))
+    try:
+        lines, status = bench.compare("bakers-game", [1, 2], a, b, warm=1)
+    finally:
+        a.close(), b.close()
+    assert status == 0 and lines[-1].startswith("ratio of means B / A: ")
+    assert [r[:3] for r in a.rows] == [r[:3] for r in b.rows] and len(a.rows) == 2
+    assert bench.parse_deals("10-20/5") == [10, 15, 20]
+
+    class Stub:
+        def __init__(self, label, status):
+            self.label, self.status, self.rows = label, status, []
+
+        def solve(self, variant, deal):
+            return [str(deal), self.status, "10", "0.001", "x"]
+
+    lines, status = bench.compare("bakers-game", [7], Stub("A", "solved"), Stub("B", "unsolvable"), warm=0)
+    assert status == 1 and "CONTRADICTION" in lines[-1]
+    lines, status = bench.compare("bakers-game", [7], Stub("A", "solved"), Stub("B", "unknown"), warm=0)
+    assert status == 0 and lines[-1].startswith("deal 7: A solved")

@@ -1,0 +1,149 @@
+"""Two versions of the code on the same deals, interleaved deal by deal: which is faster?
+
+    python benchmarks/bench_ab.py easy-harp 1-1200 --a 7c604c0 --b HEAD
+    python benchmarks/bench_ab.py harp 1-600/2 --a main --b /path/to/other/checkout --max-nodes 2000000
+
+This machine's speed drifts by a quarter within half an hour (benchmarks/README.md, twentieth
+session), more than most changes are worth, so two versions timed one after the other are
+compared across different machine speeds.  Here each version runs in its own long-lived
+process (started once, kernels loaded or compiled before the clock starts) and the two solve
+the same deal in turn, the order alternating from deal to deal: a slow stretch of the machine
+hits both alike, and the ratio of their means is what the change is worth.
+
+``--a`` / ``--b``: a git revision of this repository (checked out into a temporary worktree,
+removed afterwards) or the path of a checkout.  Each process imports harpsolve from its
+checkout; numba compiles each checkout's kernels once into its own cache (the first run of a
+new worktree pays that, outside the figures: ``--warm`` deals are solved before the clock).
+RANGE is as ``harpsolve sweep`` reads it, with ``/K`` for every K-th deal (``1-600/2``).
+
+Reported per version: median and mean seconds a deal (``SolveResult.seconds``: search and
+token writing, the sweeps' polish-free setting; every solution replayed by the reference
+engine, outside the time), mean nodes, unknown deals; then the ratio of means B / A.  A deal
+one version solves and the other proves unsolvable is a bug: it is listed and the exit status
+is 1.  Statuses that differ only by ``unknown`` (a budget) are listed, not failed.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+# The worker: one process per version, "VARIANT DEAL" lines in, one result line out each.
+WORKER = r"""
+import sys
+sys.path.insert(0, sys.argv[1])
+from harpsolve.solver import solve
+kw = {"max_nodes": int(sys.argv[2])} if sys.argv[2] != "-" else {}
+print("ready", flush=True)
+for line in sys.stdin:
+    variant, deal = line.split()
+    r = solve(variant, int(deal), verify=True, polish=False, **kw)
+    print(deal, r.status, r.nodes, repr(r.seconds), (r.engine or "-").replace(" ", "_"), flush=True)
+"""
+
+
+def parse_deals(text: str) -> list[int]:
+    from harpsolve.sweep.jobs import parse_range
+
+    rng, _, step = text.partition("/")
+    deals = list(parse_range(rng))
+    return deals[::int(step)] if step else deals
+
+
+def checkout(ref: str, tmp: str) -> tuple[str, bool]:
+    """The path of a checkout of ``ref``: the path itself, or a new worktree (True: remove it)."""
+    if os.path.isdir(ref) and os.path.isdir(os.path.join(ref, "harpsolve")):
+        return os.path.abspath(ref), False
+    path = os.path.join(tmp, ref.replace("/", "_"))
+    subprocess.run(["git", "-C", HERE, "worktree", "add", "--detach", "-f", path, ref], check=True,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    return path, True
+
+
+class Version:
+    def __init__(self, label: str, path: str, max_nodes):
+        self.label, self.path, self.rows = label, path, []
+        self.proc = subprocess.Popen([sys.executable, "-c", WORKER, path, str(max_nodes) if max_nodes is not None else "-"],
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1,
+                                     cwd=tempfile.gettempdir())
+        line = self.proc.stdout.readline().strip()
+        if line != "ready":
+            raise SystemExit(f"{label}: the worker did not start ({path})")
+
+    def solve(self, variant: str, deal: int) -> list[str]:
+        self.proc.stdin.write(f"{variant} {deal}\n")
+        out = self.proc.stdout.readline().split()
+        if len(out) != 5:
+            raise SystemExit(f"{self.label}: the worker failed on deal {deal}")
+        return out
+
+    def close(self):
+        self.proc.stdin.close()
+        self.proc.wait()
+
+
+def compare(variant: str, deals: list[int], a: Version, b: Version, warm: int = 3) -> tuple[list[str], int]:
+    """Solve ``deals`` with both versions in turn; the report lines and the exit status."""
+    for d in deals[:warm]:
+        a.solve(variant, d), b.solve(variant, d)
+    for i, d in enumerate(deals):
+        first, second = (a, b) if i % 2 == 0 else (b, a)
+        first.rows.append(first.solve(variant, d))
+        second.rows.append(second.solve(variant, d))
+    lines = [f"{variant}, {len(deals)} deals ({deals[0]}-{deals[-1]}), interleaved deal by deal",
+             f"{'version':<10} {'median ms':>10} {'mean ms':>10} {'mean nodes':>12} {'unknown':>8}"]
+    means = []
+    for v in (a, b):
+        secs = [float(r[3]) for r in v.rows]
+        means.append(statistics.mean(secs))
+        unknown = sum(r[1] == "unknown" for r in v.rows)
+        lines.append(f"{v.label:<10} {1e3 * statistics.median(secs):>10.2f} {1e3 * means[-1]:>10.2f} "
+                     f"{statistics.mean(int(r[2]) for r in v.rows):>12,.0f} {unknown:>8}")
+    lines.append(f"ratio of means B / A: {means[1] / means[0]:.3f}")
+    status = 0
+    for ra, rb in zip(a.rows, b.rows):
+        if ra[1] != rb[1]:
+            clash = {ra[1], rb[1]} == {"solved", "unsolvable"}
+            status |= clash
+            lines.append(f"deal {ra[0]}: A {ra[1]} ({ra[4]}), B {rb[1]} ({rb[4]})" + ("  <-- CONTRADICTION" if clash else ""))
+    return lines, status
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("variant")
+    ap.add_argument("deals", help="a deal range as sweep reads it, /K for every K-th deal: 1-600/2")
+    ap.add_argument("--a", default="HEAD", help="revision or checkout path of version A [HEAD]")
+    ap.add_argument("--b", default=".", help="revision or checkout path of version B [this checkout]")
+    ap.add_argument("--max-nodes", type=int, default=None, help="node budget per deal [the solver's]")
+    ap.add_argument("--warm", type=int, default=3, help="deals solved by both before the clock [3]")
+    args = ap.parse_args(argv)
+    deals = parse_deals(args.deals)
+    tmp = tempfile.mkdtemp(prefix="bench_ab_")
+    made, versions = [], []
+    try:
+        for label, ref in (("A", args.a), ("B", args.b)):
+            path, new = checkout(HERE if ref == "." else ref, tmp)
+            if new:
+                made.append(path)
+            versions.append(Version(f"{label} {os.path.basename(path) if not new else ref}"[:10], path, args.max_nodes))
+        lines, status = compare(args.variant, deals, *versions, warm=args.warm)
+        print("\n".join(lines))
+        return status
+    finally:
+        for v in versions:
+            v.close()
+        for path in made:
+            subprocess.run(["git", "-C", HERE, "worktree", "remove", "--force", path], check=False,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
