@@ -12,8 +12,11 @@ hits both alike, and the ratio of their means is what the change is worth.
 
 ``--a`` / ``--b``: a git revision of this repository (checked out into a temporary worktree,
 removed afterwards) or the path of a checkout.  Each process imports harpsolve from its
-checkout; numba compiles each checkout's kernels once into its own cache (the first run of a
-new worktree pays that, outside the figures: ``--warm`` deals are solved before the clock).
+checkout; numba compiles each checkout's kernels once into its own cache.  Before the clock,
+each worker warms up the solver on the variant (solver.warm_up: every engine of the schedule
+runs a little) and both solve ``--warm`` deals; a kernel that only a rare deal reaches may still
+compile inside the figures on a new worktree's first run (a mean far above the median says
+so): run it again.
 RANGE is as ``harpsolve sweep`` reads it, with ``/K`` for every K-th deal (``1-600/2``).
 
 Reported per version: median and mean seconds a deal (``SolveResult.seconds``: search and
@@ -38,11 +41,17 @@ HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 WORKER = r"""
 import sys
 sys.path.insert(0, sys.argv[1])
-from harpsolve.solver import solve
+from harpsolve.deals import deal_layout
+from harpsolve.rules import get_rules
+from harpsolve.solver import solve, warm_up
 kw = {"max_nodes": int(sys.argv[2])} if sys.argv[2] != "-" else {}
+warm = set()
 print("ready", flush=True)
 for line in sys.stdin:
     variant, deal = line.split()
+    if variant not in warm:  # every engine's kernels loaded (or compiled) before any clock
+        warm.add(variant)
+        warm_up(get_rules(variant), deal_layout(get_rules(variant), int(deal)))
     r = solve(variant, int(deal), verify=True, polish=False, **kw)
     print(deal, r.status, r.nodes, repr(r.seconds), (r.engine or "-").replace(" ", "_"), flush=True)
 """
