@@ -59,8 +59,9 @@ TABLE = (
     Column("status", "string", "`solved`, `unsolvable`, `unknown` (a budget ran out) or `error` (a crash or a bug); "
            "a player's row (`sweep --play`): `won` or `lost`, the game it played"),
     Column("solution_length", "int32",
-           "moves of the verified solution as the search found it (loops and one-move detours cut, not "
-           "polished for reading as `solve` prints it: polishing costs more than the search); null unless solved"),
+           "moves of the verified solution as the search found it (its loops cut, not polished for reading "
+           "as `solve` prints it: polishing costs more than the search; rows before the twenty-first session "
+           "also had one-move detours cut, 0-0.4 % shorter); null unless solved"),
     Column("score", "int32", "Easy Harp score of the solution; null unless solved and scored"),
     Column("nodes", "int64", "search nodes expanded (summed over the engines that ran)"),
     Column("states", "int64", "unique states stored"),
