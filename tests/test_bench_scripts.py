@@ -217,3 +217,16 @@ def test_ab_bench_interleaves_two_checkouts_and_flags_contradictions():
     assert status == 1 and "CONTRADICTION" in lines[-1]
     lines, status = bench.compare("bakers-game", [7], Stub("A", "solved"), Stub("B", "unknown"), warm=0)
     assert status == 0 and lines[-1].startswith("deal 7: A solved")
+
+
+def test_portfolio_sim_replays_the_solver_node_for_node(tmp_path, capsys):
+    """bench_portfolio_sim.py: what each engine does alone, replayed through the rounds,
+    gives the solver's own winning engine and node count (``--check``, exit 0), and a
+    setting's cost is reported relative to the stock schedule's."""
+    bench = _script("bench_portfolio_sim")
+    runs = tmp_path / "runs.jsonl"
+    assert bench.main(["collect", "easy-harp", "1-12/2", "--out", str(runs)]) == 0
+    assert bench.main(["replay", str(runs), "--check", "6", "--restarts", "4", "--beam", "32"]) == 0
+    out = capsys.readouterr().out
+    assert "check: 6 of 6 deals reproduced" in out
+    assert "restarts 4 beam 32 order 4.10,4.2,4.3,16.10,16.2,16.3: 1.000" in out
