@@ -26,6 +26,7 @@ restarts 2-8 x beam 16-64.
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import statistics
 import sys
@@ -69,14 +70,12 @@ def collect(variant: str, deals, out: str, restarts_cap: int = 400_000) -> int:
 
 
 def stock_order(variant: str) -> list[str]:
-    from harpsolve.search import beam
+    """The beam engine's runs (``beam.runs``) over the collected widths, as width.set keys."""
     from harpsolve.rules import get_rules
+    from harpsolve.search import beam
 
-    return [f"{w}.{k}" for w, k, _ in _take(beam.runs(beam.sets_for(get_rules(variant))), 3 * len(WIDTHS))]
-
-
-def _take(it, n):
-    return [next(it) for _ in range(n)]
+    sets = beam.sets_for(get_rules(variant))
+    return [f"{w}.{k}" for w, k, _ in itertools.islice(beam.runs(sets), len(sets) * len(WIDTHS))]
 
 
 def replay(rec: dict, order: list[str], shares: dict, budget: int = 2_000_000):

@@ -497,14 +497,13 @@ class HopPolicy(Policy):
         cards[i], cards[j] = cards[j], cards[i]
         return _unflat(world, cards)
 
-    SHORTCUT = False  # world solves: loops cut from a plan, not detours (solver.solve's shortcut)
-
     def _solve(self, layout: Layout, budget: int):
-        """One world solve (the thoughtful solver, no polishing, no replay check: a plan is
-        replayed where it is kept), counted in ``nodes`` and ``solves``."""
+        """One world solve (the thoughtful solver, no polishing -- and so no shortcut: loops cut
+        from a plan, not detours -- no replay check: a plan is replayed where it is kept),
+        counted in ``nodes`` and ``solves``."""
         from .solver import solve
 
-        r = solve(self.rules, layout=layout, max_nodes=budget, polish=False, verify=False, shortcut=self.SHORTCUT)
+        r = solve(self.rules, layout=layout, max_nodes=budget, polish=False, verify=False)
         self.nodes += r.nodes
         self.solves += 1
         return r
