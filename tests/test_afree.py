@@ -185,7 +185,8 @@ def test_the_forced_last_talon_card_is_exercised():
             continue
         pr = afree.Problem(rules, layout)
         out = np.zeros(afree.MAX_MOVES, np.int64)
-        n = afree._gen(pr.root.copy(), pr.q, pr.cols, pr.talon, afree.work(), out, 0, afree.MAX_MOVES)
+        n = afree._gen(pr.root.copy(), pr.q, pr.cols, pr.talon, afree.work(pr.talon, int(pr.q[afree.Q_TLEN])), out, 0,
+                         afree.MAX_MOVES)
         if out[0] & 7 != afree.MK_TF:
             continue  # a column card forced first
         assert n == 1 and (out[0] >> 3) & 511 == int(np.uint64(pr.root[afree.S_REM])).bit_length() - 1
@@ -330,6 +331,127 @@ def test_the_small_fields_in_k2_search_the_same_states(game, seed, left, takebac
     assert (a.status, a.states, a.tokens) == (b.status, b.states, b.tokens)
 
 
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(variant=st.sampled_from(["klondike-1", "klondike-3"]), seed=st.integers(0, 2**32),
+       left=st.integers(6, 30), takeback=st.booleans(), share=st.sampled_from([0.2, 0.5, 0.8]))
+def test_one_word_keys_search_the_same_states(variant, seed, left, takeback, share):
+    """The one-word table (``_pack1``, one deck) is a layout of the key, not a change of the
+    search: with two-word entries instead the search enters the same states, in the same
+    order, and decides the same way."""
+    rules = get_rules(variant, {"takeback": takeback})
+    layout = endgame(rules, random.Random(seed), left, stock_share=share)
+    one = afree.Search(rules, layout)
+    two = afree.Search(rules, layout, one_word=False)
+    assume(one.result is None and two.result is None)
+    assert one.pr.q[afree.Q_ONE] == 1 and two.pr.q[afree.Q_ONE] == 0
+    a, b = one.advance(50_000), two.advance(50_000)
+    assert (a.status, a.states, a.nodes, a.tokens) == (b.status, b.states, b.nodes, b.tokens)
+
+
+def test_the_one_word_key_is_exact():
+    """Which games get one-word keys (klondike's 24-card talon: 61 bits; not two decks), and
+    ``_pack1`` maps distinct keys to distinct words: every field of (k1, k2) at its width,
+    flipped bit by bit, changes the word, and the word has the marker bit (0 = empty slot)."""
+    for variant, one in (("klondike-1", 1), ("klondike-3", 1), ("endless-harp", 0), ("big-harp", 0)):
+        rules = get_rules(variant)
+        assert afree.Problem(rules, deal_layout(rules, 3)).q[afree.Q_ONE] == one, variant
+    rules = get_rules("klondike-3")
+    pr = afree.Problem(rules, deal_layout(rules, 3))
+    q = pr.q
+    dbits = (int(np.prod([int(x) for x in pr.radix], dtype=object)) - 1).bit_length()
+    assert q[afree.Q_DSHIFT] + dbits <= 63
+    k1 = np.uint64(0b1011 | (5 << int(q[afree.Q_TLEN])))
+    k2 = np.uint64((1 << 63) | (0x3A7C) | (12345 << 32))
+    w = afree._pack1(k1, k2, q)
+    assert int(w) >> 63 == 1
+    words = {int(w)}
+    for b in range(int(q[afree.Q_FSHIFT])):  # k1: talon bits and position
+        words.add(int(afree._pack1(k1 ^ np.uint64(1 << b), k2, q)))
+    for b in list(range(16)) + list(range(32, 32 + dbits)):  # k2: foundations and d
+        words.add(int(afree._pack1(k1, k2 ^ np.uint64(1 << b), q)))
+    assert len(words) == 1 + int(q[afree.Q_FSHIFT]) + 16 + dbits
+    t = np.zeros(8, np.uint64)
+    assert afree._insert1(t, w) and not afree._insert1(t, w) and np.count_nonzero(t) == 1
+
+
+def _talon_plays_by_walking(pr, S, w, empties):
+    """The talon plays of state S found the plain way: walk the stock position by position (each
+    draw, each recycle while passes are left), and at each waste top test the card as
+    ``_talon_plays`` does -- the order the walk meets the tops is the order of the moves."""
+    q, talon = pr.q, pr.talon
+    rem, tlen, draw, passes = np.uint64(S[afree.S_REM]), int(q[afree.Q_TLEN]), int(q[afree.Q_DRAW]), int(q[afree.Q_PASSES])
+    out = []
+
+    def visit(p, rc):
+        top = afree._canon(rem, p)
+        if top == 0:
+            return
+        j = top - 1
+        c = int(talon[j])
+        home = afree._accepts(S, q, c)
+        if home:
+            out.append(afree.MK_TF | (j << 3) | (rc << 12))
+        ok = empties > 0 if rank_of(c) == 13 else w.free[afree.PTYPE[c]] > 0
+        if ok and home and q[afree.Q_SAFE] and afree._safe(S, q, c):
+            ok = False
+        if ok and q[afree.Q_DEFER] and not afree._wanted(S, q, pr.cols, talon, w.vis, w.free, afree.TYPE[c]):
+            ok = False
+        if ok:
+            out.append(afree.MK_TC | (j << 3) | (rc << 12))
+
+    if rem == 0:
+        return out
+    p, rc = int(S[afree.S_POS]), int(S[afree.S_RC])
+    visit(p, rc)
+    while not afree._at_end(rem, p, tlen):
+        p = afree._advance(rem, p, draw, tlen)
+        visit(p, rc)
+    if passes == 0 and S[afree.S_POS] != 0:
+        p = 0
+        while True:
+            p = afree._advance(rem, p, draw, tlen)
+            if afree._at_end(rem, p, tlen):
+                break
+            visit(p, rc)
+    while passes and rc + 1 < passes:
+        rc, p = rc + 1, 0
+        while not afree._at_end(rem, p, tlen):
+            p = afree._advance(rem, p, draw, tlen)
+            visit(p, rc)
+    return out
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(game=st.sampled_from([("klondike-1", {}), ("klondike-3", {}), ("big-harp", {}), ("endless-harp", {}),
+                             ("endless-harp", {"draw": 2, "passes": 3})]),
+       seed=st.integers(0, 2**32), left=st.integers(6, 40), share=st.sampled_from([0.3, 0.6, 0.9]),
+       steps=st.integers(0, 40))
+def test_talon_plays_are_those_of_a_walk_through_the_stock(game, seed, left, share, steps):
+    """``_talon_moves`` finds the plays of every waste top at once, from the talon's tables and
+    the walk cache (``_walks``); on states along random lines of play it makes the moves, in
+    the order, that walking the stock position by position and testing each top makes -- the
+    second time from the cache."""
+    variant, overrides = game
+    rules = get_rules(variant, overrides)
+    layout = endgame(rules, random.Random(seed), left, stock_share=share)
+    pr = afree.Problem(rules, layout)
+    assume(pr.ok)
+    w = afree.work(pr.talon, int(pr.q[afree.Q_TLEN]))
+    rng = random.Random(seed ^ 1)
+    S = pr.root.copy()
+    out = np.zeros(afree.MAX_MOVES, np.int64)
+    for _ in range(steps + 1):
+        empties = afree._derive(S, pr.q, pr.cols, pr.talon, w.vis, w.free, w.locked, w.present)
+        want = _talon_plays_by_walking(pr, S, w, empties)
+        for _ in range(2):  # a walk, then the cache
+            n = afree._talon_moves(S, pr.q, pr.cols, pr.talon, w, empties, out, 0, afree.MAX_MOVES)
+            assert [int(m) for m in out[:n]] == want
+        n = afree._gen(S, pr.q, pr.cols, pr.talon, w, out, 0, afree.MAX_MOVES)
+        if n <= 0:
+            break
+        afree._apply(S, int(out[rng.randrange(n)]), pr.q, pr.cols, pr.talon)
+
+
 def test_both_verdicts_occur_on_small_positions():
     """The differential test above is not vacuous: afree proves and solves in every game
     (each first verdict is checked against the complete search)."""
@@ -461,7 +583,8 @@ def test_rules_it_does_not_apply_to_give_unknown():
 
 
 def test_table_entry_is_two_words_side_by_side():
-    """afree._insert's entry: k1 at t[2i], k2 at t[2i + 1], k2 == 0 marks an empty slot."""
+    """afree._insert's entry (where the key needs two words): k1 at t[2i], k2 at t[2i + 1],
+    k2 == 0 marks an empty slot."""
     t = np.zeros(2 * 8, np.uint64)
     k1, k2 = np.uint64(12345), np.uint64((1 << 63) | 77)
     assert afree._insert(t, k1, k2)

@@ -79,7 +79,11 @@ place) | ``d`` in mixed radix | bit 63.  When the talon leaves no room for x in
 k1 (harp's 59 cards with a pass limit: 59 + 6 + 2 bits), x goes to the bits of
 k2 above ``d`` instead (``Problem``; ``_key``).
 The table stores both words and compares them, so two states never merge
-unless they are the same state.
+unless they are the same state.  Where all of it fits one word (one deck:
+klondike's 24 talon cards and 5 bits of position or obligation, 16 bits of
+foundations, 16 of columns: 61 bits, lonelybot's size) the table holds that
+word alone (``_pack1``): half the memory, and a probe -- for most children
+a cache miss, the table outgrowing every cache -- reads half as much.
 
 Search: plain depth-first search with a table of every state entered
 (insert once, never evict).  A state met again is skipped: its subtree was,
@@ -88,7 +92,7 @@ state's solvability is a property of the state alone.  Besides the quotient
 above and the stock normalisation, both exact, four cuts (``safe=True``): a
 safe foundation move is a node's only move (``_forced``, Keller's rule in
 ``_safe``), a safe talon card that may go home is not also offered onto a
-column (``_talon_visit``), no take-back of a card nothing could ever lie on
+column (``_talon_plays``), no take-back of a card nothing could ever lie on
 (``_useless``) nor of a card that would be safe (``_gen``); and where the
 talon is a reserve (draw 1, unlimited passes), a talon card goes to a column
 only when something needs it there, and the next move must use it
@@ -114,7 +118,7 @@ MAX_DEPTH = 4096
 MAX_MOVES = 512
 NODE_SLICE = 200_000
 INITIAL_TABLE = 1 << 12  # most deals need a few thousand states; the table doubles
-ENTRY_BYTES = 16
+ENTRY_BYTES = 16         # a two-word entry (k1, k2); one word where the key fits (``_pack1``)
 
 # abstract move kinds (the low 3 bits of a move)
 MK_TF, MK_TC, MK_CFL, MK_CFP, MK_RV, MK_TB = 0, 1, 2, 3, 4, 5
@@ -125,7 +129,10 @@ Q_PRI = 9      # 6 slots: the rank of each move kind in the order children are t
 Q_DEFER = 15   # 1: talon plays to a column are deferred until used (``_deferred``): draw 1, unlimited passes
 Q_XK2 = 16     # 1: the key's small fields (position, recycles, obligation) sit in k2, not k1 (``_key``)
 Q_XSHIFT = 17  # where they start in k2 then
-Q_SIZE = 18
+Q_ONE = 18     # 1: the key fits one word (``_pack1``): the table holds 8-byte entries
+Q_FSHIFT = 19  # where the foundation heights start in that word
+Q_DSHIFT = 20  # ...and the columns' field
+Q_SIZE = 21
 OB_BITS = 5    # the key's field for the obligation (S_OB: 0, or 1 + a type, at most 26)
 # which children the search tries first (move ordering only: every move is still tried)
 # measured, klondike-3 deals 1-100 at 200 000 nodes: unknown 9 with (CFL, RV, CFP, TF, TC, TB),
@@ -193,18 +200,35 @@ TYPE, PTYPE, SUIT, RANK = _tables()
 
 class Work(NamedTuple):
     """Scratch arrays of the move generator, made once per search and handed to the kernels
-    (which allocate nothing: ``config.JIT_NORC``)."""
+    (which allocate nothing: ``config.JIT_NORC``), and two tables of the talon's indices."""
     vis: np.ndarray      # face-up copies per kind
     free: np.ndarray     # uncovered cards per type
     nl: np.ndarray       # face-up copies per kind that are not locked
     locked: np.ndarray   # locked cards per type
     present: np.ndarray  # face-up cards per type
+    tk: np.ndarray       # per card kind, the bits of the talon indices holding it
+    tp: np.ndarray       # per type t, the talon indices whose card goes on a card of type t (26: kings)
+    crem: np.ndarray     # the talon walk's cache (``_walks``): talon bits of each slot,
+    cpos: np.ndarray     # ...its position (-1: an empty slot),
+    cwalk: np.ndarray    # ...and its two walks (2 words a slot)
+
+
+WALK_CACHE = 1 << 12  # slots of the talon walk's cache: 4 words each, 128 KB, in the core's L2
 
 
 @njit(**JIT)
-def work():
+def work(talon, tlen):
+    tk = np.zeros(52, np.uint64)
+    tp = np.zeros(27, np.uint64)
+    for j in range(tlen):
+        c = talon[j]
+        b = np.uint64(1) << np.uint64(j)
+        tk[c] |= b
+        t = PTYPE[c]
+        tp[t if t >= 0 else 26] |= b
     return Work(np.zeros(52, np.int64), np.zeros(52, np.int64), np.zeros(52, np.int64), np.zeros(52, np.int64),
-                np.zeros(52, np.int64))
+                np.zeros(52, np.int64), tk, tp, np.zeros(WALK_CACHE, np.uint64), np.full(WALK_CACHE, -1, np.int64),
+                np.zeros(2 * WALK_CACHE, np.uint64))
 
 
 # ---- derived counts --------------------------------------------------------------
@@ -349,42 +373,79 @@ def _normal_pos(rem, p, q):
 
 # ---- moves -------------------------------------------------------------------------
 @njit(**NORC)
-def _talon_visit(S, q, cols, talon, vis, free, empties, rem, p, rc, out, n, lim):
-    """The plays of the waste top at position ``p`` (after ``rc`` recycles).
-
-    With ``safe``, a card that may go home and is safe (``_safe``) is not
-    also offered onto a column.  Proof: MK_TF j and MK_TC j leave the same
-    talon (the same card removed, the same position and recycles), so their
-    children S_f and S_c differ only in c being home in S_f and uncovered on
-    a parent (or in an empty column) in S_c.  The claim proved in ``_forced``
-    for a tableau card that is safe -- from the state with c home a win is
-    at least one move nearer than from the state with c on the tableau --
-    applies to S_f against S_c (the talon plays no part in it).  So where a
-    shortest win from S plays MK_TC j, MK_TF j reaches a state nearer a win,
-    which is what the search's completeness needs (``_forced``).
-    """
+def _top_bit(rem, p):
+    """The bit of the waste top's talon index at position ``p`` (0: an empty waste)."""
     top = _canon(rem, p)
-    if top == 0:
-        return n
-    j = top - 1
-    c = talon[j]
-    home = _accepts(S, q, c)
-    if home and n < lim:
-        out[n] = MK_TF | (j << 3) | (rc << 12)
-        n += 1
-    ok = empties > 0 if RANK[c] == 12 else free[PTYPE[c]] > 0
-    if ok and home and q[Q_SAFE] and _safe(S, q, c):
-        ok = False
-    if ok and q[Q_DEFER] and not _wanted(S, q, cols, talon, vis, free, TYPE[c]):
-        ok = False
-    if ok and n < lim:
-        out[n] = MK_TC | (j << 3) | (rc << 12)
-        n += 1
+    return np.uint64(0) if top == 0 else np.uint64(1) << np.uint64(top - 1)
+
+
+@njit(**NORC)
+def _tops(rem, p, draw, tlen, own, to_end):
+    """The talon indices that come up as the waste top along the draws from position ``p``:
+    with ``own`` p's own top, then the top after each draw, the end of the stock's included
+    with ``to_end``.  Along the draws the top's index only grows (each draw turns at least one
+    card left above the last top), so the bits in increasing order are the order they come up."""
+    m = _top_bit(rem, p) if own else np.uint64(0)
+    while not _at_end(rem, p, tlen):
+        p = _advance(rem, p, draw, tlen)
+        if not to_end and _at_end(rem, p, tlen):
+            break
+        m |= _top_bit(rem, p)
+    return m
+
+
+@njit(**NORC)
+def _talon_plays(S, q, cols, talon, w, empties, m, rc, out, n, lim):
+    """The plays of every talon index in ``m`` (after ``rc`` recycles), in increasing index.
+
+    MK_TF j where a foundation place takes the card, MK_TC j where an uncovered card of its
+    parent type (an empty column for a king) takes it -- both found for all of ``m`` at once
+    from the talon's tables (``Work.tk``, ``Work.tp``).  With ``safe``, a card that may go
+    home and is safe (``_safe``) is not also offered onto a column.  Proof: MK_TF j and MK_TC
+    j leave the same talon (the same card removed, the same position and recycles), so their
+    children S_f and S_c differ only in c being home in S_f and uncovered on a parent (or in
+    an empty column) in S_c.  The claim proved in ``_forced`` for a tableau card that is safe
+    -- from the state with c home a win is at least one move nearer than from the state with
+    c on the tableau -- applies to S_f against S_c (the talon plays no part in it).  So where
+    a shortest win from S plays MK_TC j, MK_TF j reaches a state nearer a win, which is what
+    the search's completeness needs (``_forced``).
+    """
+    decks = q[Q_DECKS]
+    home = np.uint64(0)
+    for s in range(4):
+        for k in range(decks):
+            h = S[S_F + s * decks + k]
+            if h < 13:
+                home |= w.tk[s * 13 + h]
+    col = w.tp[26] if empties > 0 else np.uint64(0)
+    for t in range(26):
+        if w.free[t] > 0:
+            col |= w.tp[t]
+    home &= m
+    col &= m
+    x = home | col
+    while x:
+        low = x & (~x + np.uint64(1))
+        x ^= low
+        j = bitlen(low) - 1
+        c = talon[j]
+        if home & low and n < lim:
+            out[n] = MK_TF | (j << 3) | (rc << 12)
+            n += 1
+        if col & low:
+            ok = True
+            if home & low and q[Q_SAFE] and _safe(S, q, c):
+                ok = False
+            if ok and q[Q_DEFER] and not _wanted(S, q, cols, talon, w.vis, w.free, TYPE[c]):
+                ok = False
+            if ok and n < lim:
+                out[n] = MK_TC | (j << 3) | (rc << 12)
+                n += 1
     return n
 
 
 @njit(**NORC)
-def _talon_moves(S, q, cols, talon, vis, free, empties, out, n, lim):
+def _talon_moves(S, q, cols, talon, w, empties, out, n, lim):
     """K+ talon plays: every waste top that draws and recycles can bring up.
 
     Unlimited passes: the current top, each position drawn to the end of the
@@ -396,31 +457,43 @@ def _talon_moves(S, q, cols, talon, vis, free, empties, out, n, lim):
     rem = np.uint64(S[S_REM])
     if rem == np.uint64(0):
         return n
-    tlen = q[Q_TLEN]
-    draw = q[Q_DRAW]
     passes = q[Q_PASSES]
-    p = S[S_POS]
     rc = S[S_RC]
-    n = _talon_visit(S, q, cols, talon, vis, free, empties, rem, p, rc, out, n, lim)
-    while not _at_end(rem, p, tlen):
-        p = _advance(rem, p, draw, tlen)
-        n = _talon_visit(S, q, cols, talon, vis, free, empties, rem, p, rc, out, n, lim)
+    first, then = _walks(rem, S[S_POS], q, w)
+    n = _talon_plays(S, q, cols, talon, w, empties, first, rc, out, n, lim)
     if passes == 0:
         if S[S_POS] != 0:
-            p = 0
-            while True:
-                p = _advance(rem, p, draw, tlen)
-                if _at_end(rem, p, tlen):
-                    break
-                n = _talon_visit(S, q, cols, talon, vis, free, empties, rem, p, rc, out, n, lim)
+            n = _talon_plays(S, q, cols, talon, w, empties, then, rc, out, n, lim)
     else:
         while rc + 1 < passes:
             rc += 1
-            p = 0
-            while not _at_end(rem, p, tlen):
-                p = _advance(rem, p, draw, tlen)
-                n = _talon_visit(S, q, cols, talon, vis, free, empties, rem, p, rc, out, n, lim)
+            n = _talon_plays(S, q, cols, talon, w, empties, then, rc, out, n, lim)
     return n
+
+
+@njit(**NORC)
+def _walks(rem, p, q, w):
+    """The two walks of ``_talon_moves`` from position ``p``: the tops from p to the end of
+    the stock, and those from an empty waste (to the end with a pass limit, short of it
+    without).  They depend on the talon bits and the position alone, which many states share
+    (the search enters every arrangement of the columns under one talon): a direct-mapped
+    cache (``Work.crem``, ``cpos``, ``cwalk``) keeps the last walks of each slot, keyed by both
+    in full, so a hit is the same answer as a walk."""
+    i = np.int64(_mix(rem, np.uint64(p)) & np.uint64(WALK_CACHE - 1))
+    if w.cpos[i] == p and w.crem[i] == rem:
+        return w.cwalk[2 * i], w.cwalk[2 * i + 1]
+    tlen = q[Q_TLEN]
+    draw = q[Q_DRAW]
+    first = _tops(rem, p, draw, tlen, True, True)
+    if q[Q_PASSES] == 0:
+        then = _tops(rem, 0, draw, tlen, False, False) if p != 0 else np.uint64(0)
+    else:
+        then = _tops(rem, 0, draw, tlen, False, True)
+    w.crem[i] = rem
+    w.cpos[i] = p
+    w.cwalk[2 * i] = first
+    w.cwalk[2 * i + 1] = then
+    return first, then
 
 
 # ---- deferred talon plays ----------------------------------------------------------
@@ -746,7 +819,7 @@ def _gen(S, q, cols, talon, w, out, base, cap):
             if c >= 0 and nl[c] > 0 and free[TYPE[c]] > 0 and n < lim:
                 out[n] = MK_CFP | (c << 3)
                 n += 1
-    n = _talon_moves(S, q, cols, talon, vis, free, empties, out, n, lim)
+    n = _talon_moves(S, q, cols, talon, w, empties, out, n, lim)
     if q[Q_TAKEBACK]:
         for s in range(4):
             for k in range(decks):
@@ -848,6 +921,19 @@ def _key(S, q, radix):
 
 
 @njit(**NORC)
+def _pack1(k1, k2, q):
+    """The one-word key (``Q_ONE``): k1 (talon bits and x, ``Q_FSHIFT`` bits) | the
+    foundation heights (k2's low 4 * 4 * decks bits) << ``Q_FSHIFT`` | ``d`` (k2's bits
+    32..) << ``Q_DSHIFT`` | bit 63.  ``Problem`` sets it only where the three fields fit side
+    by side below bit 63 (and x is in k1), so it is exact as (k1, k2) is."""
+    fbits = np.uint64(16 * q[Q_DECKS])
+    f = k2 & ((np.uint64(1) << fbits) - np.uint64(1))
+    d = (k2 & ~(np.uint64(1) << np.uint64(63))) >> np.uint64(32)
+    return (k1 | (f << np.uint64(q[Q_FSHIFT])) | (d << np.uint64(q[Q_DSHIFT]))
+            | (np.uint64(1) << np.uint64(63)))
+
+
+@njit(**NORC)
 def _mix(k1, k2):
     h = k1 * np.uint64(0x9E3779B97F4A7C15) ^ k2
     h ^= h >> np.uint64(31)
@@ -876,8 +962,35 @@ def _insert(t, k1, k2):
         i = (i + 1) & np.int64(mask)
 
 
+@njit(**NORC)
+def _insert1(t, k):
+    """``_insert`` for one-word keys (``Q_ONE``): ``t[i] = k``, 0 marks an empty slot (k has bit 63)."""
+    mask = np.uint64(t.shape[0] - 1)
+    i = np.int64(_mix(k, np.uint64(0)) & mask)
+    while True:
+        if t[i] == np.uint64(0):
+            t[i] = k
+            return True
+        if t[i] == k:
+            return False
+        i = (i + 1) & np.int64(mask)
+
+
+@njit(**NORC)
+def _add(t, k1, k2, q):
+    """Add the state keyed (k1, k2) to the table in the layout ``q`` says; False if it was there."""
+    if q[Q_ONE]:
+        return _insert1(t, _pack1(k1, k2, q))
+    return _insert(t, k1, k2)
+
+
 @njit(**JIT)
-def _rehash(t, n):
+def _rehash(t, n, one):
+    if one:
+        for i in range(t.shape[0]):
+            if t[i] != np.uint64(0):
+                _insert1(n, t[i])
+        return
     for i in range(t.shape[0] >> 1):
         if t[2 * i + 1] != np.uint64(0):
             _insert(n, t[2 * i], t[2 * i + 1])
@@ -890,7 +1003,7 @@ def _dfs(S, moves, nmoves, nxt, t, ctr, q, cols, talon, radix, node_slice, w, ch
     on a win (``ctr[C_DEPTH]`` = the won state's depth) or when exhausted."""
     stop = ctr[C_NODES] + node_slice
     depth = ctr[C_DEPTH]
-    cap = t.shape[0] >> 1
+    cap = t.shape[0] >> (1 - q[Q_ONE])
     while depth >= 0:
         if nxt[depth] >= nmoves[depth]:
             depth -= 1
@@ -907,7 +1020,7 @@ def _dfs(S, moves, nmoves, nxt, t, ctr, q, cols, talon, radix, node_slice, w, ch
             ctr[C_DEPTH] = depth + 1
             return R_SOLVED
         k1, k2 = _key(child, q, radix)
-        if not _insert(t, k1, k2):
+        if not _add(t, k1, k2, q):
             continue
         for k in range(S_SIZE):
             S[depth + 1, k] = child[k]
@@ -935,7 +1048,7 @@ def _dfs(S, moves, nmoves, nxt, t, ctr, q, cols, talon, radix, node_slice, w, ch
 @njit(**JIT)
 def _root(S, moves, nmoves, nxt, t, ctr, q, cols, talon, radix, w):
     k1, k2 = _key(S[0], q, radix)
-    _insert(t, k1, k2)
+    _add(t, k1, k2, q)
     ctr[C_STORED] = 1
     ctr[C_NODES] = 1
     n = _gen(S[0], q, cols, talon, w, moves, 0, MAX_MOVES)
@@ -995,7 +1108,7 @@ class AfreeResult:
 class Problem:
     """A layout turned into the kernel's arrays (see the module docstring)."""
 
-    def __init__(self, rules, layout, safe=True, order=None, defer=True):
+    def __init__(self, rules, layout, safe=True, order=None, defer=True, one_word=True):
         self.rules = rules
         order = default_order(rules) if order is None else order
         self.ok = True
@@ -1045,8 +1158,12 @@ class Problem:
         pri = [0] * 6
         for rank_, kind in enumerate(order):
             pri[kind] = rank_
+        # one word (_pack1): k1's bits (talon, x), the foundations, d, below the marker bit 63
+        fshift = tlen + xbits
+        dshift = fshift + 16 * decks
+        one = int(one_word and not xk2 and dshift + dbits <= 63)
         self.q = np.array([decks, rules.draw, rules.passes, int(rules.takeback), ncol, tlen, pbits, rcbits,
-                           int(safe)] + pri + [defer, xk2, xshift], np.int64)
+                           int(safe)] + pri + [defer, xk2, xshift, one, fshift, dshift], np.int64)
         S[S_REM] = np.int64((1 << tlen) - 1) if tlen < 64 else -1
         S[S_RC] = (layout.pass_number - 1) if rules.passes else 0
         if self.ok:
@@ -1069,7 +1186,7 @@ class Search:
     """
 
     def __init__(self, rules, layout, safe: bool = True, order=None, defer: bool = True,
-                 concretise: bool = True):
+                 concretise: bool = True, one_word: bool = True):
         self.rules, self.layout = rules, layout
         # False: a win is reported with its abstract moves only, no tokens -- for a weaker game
         # (search/engine.py, Relax), whose win proves nothing and is dropped, so turning it
@@ -1080,7 +1197,7 @@ class Search:
         if not applies(rules):
             self.result = AfreeResult("unknown", reason="rules")
             return
-        pr = self.pr = Problem(rules, layout, safe, order, defer)
+        pr = self.pr = Problem(rules, layout, safe, order, defer, one_word)
         if not pr.ok:
             self.result = AfreeResult("unknown", reason=pr.why)
             return
@@ -1094,15 +1211,16 @@ class Search:
             self.ctr[C_DEPTH] = 0
             self.result = self._solution()
             return
-        self.t = np.zeros(2 * INITIAL_TABLE, np.uint64)
-        self.w, self.child = work(), np.empty(S_SIZE, np.int64)
+        self.words = 1 if pr.q[Q_ONE] else 2  # words a table entry takes (_pack1)
+        self.t = np.zeros(self.words * INITIAL_TABLE, np.uint64)
+        self.w, self.child = work(pr.talon, int(pr.q[Q_TLEN])), np.empty(S_SIZE, np.int64)
         _root(self.S, self.moves, self.nmoves, self.nxt, self.t, self.ctr, pr.q, pr.cols, pr.talon,
               pr.radix, self.w)
         self._count()
 
     def table_bytes(self) -> int:
         t = getattr(self, "t", None)
-        return 0 if t is None else (t.shape[0] >> 1) * ENTRY_BYTES
+        return 0 if t is None else t.shape[0] * 8
 
     def _count(self):
         self.nodes, self.states = int(self.ctr[C_NODES]), int(self.ctr[C_STORED])
@@ -1129,12 +1247,12 @@ class Search:
                         pr.talon, pr.radix, slice_, self.w, self.child)
             self._count()
             if code == R_GROW:
-                cap = self.t.shape[0]  # entries: twice as many
-                if reserve is not None and not reserve(cap * ENTRY_BYTES):
+                cap = self.t.shape[0]  # words: twice as many
+                if reserve is not None and not reserve(cap * 8):
                     self.result = self._unknown("memory")
                     return self.result
                 grown = np.zeros(2 * cap, np.uint64)
-                _rehash(self.t, grown)
+                _rehash(self.t, grown, pr.q[Q_ONE])
                 self.t = grown
                 continue
             if code == R_SOLVED:
