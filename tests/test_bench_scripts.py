@@ -230,3 +230,26 @@ def test_portfolio_sim_replays_the_solver_node_for_node(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "check: 6 of 6 deals reproduced" in out
     assert "restarts 4 beam 32 order 4.10,4.2,4.3,16.10,16.2,16.3: 1.000" in out
+
+
+def test_portfolio_rows_sim_replays_every_row(tmp_path, capsys):
+    """bench_portfolio_sim.py collect-rows / replay-rows: every row of the portfolio alone
+    (the arrangement-free engine, the weaker games, the climb...), replayed through the
+    rounds, gives the solver's own node count and verdict (``--check``, exit 0); a changed
+    weight is reported against the stock schedule, and the climb's (replayed as recorded)
+    cannot change."""
+    import pytest
+
+    from harpsolve.search import engine
+
+    bench = _script("bench_portfolio_sim")
+    runs = tmp_path / "rows.jsonl"
+    assert bench.main(["collect-rows", "klondike-3", "1-8/2", "--out", str(runs), "--cap", "200000"]) == 0
+    assert bench.main(["replay-rows", str(runs), "--variant", "klondike-3", "--budget", "200000",
+                       "--check", "4", "--set", "3=32"]) == 0
+    out = capsys.readouterr().out
+    assert "check: 4 of 4 deals reproduced" in out
+    assert "3=32: mean" in out
+    climb = next(i for i, e in enumerate(engine.PORTFOLIO.entries) if e.engine == "climb")
+    with pytest.raises(SystemExit):
+        bench.main(["replay-rows", str(runs), "--variant", "klondike-3", "--set", f"{climb}=2"])
