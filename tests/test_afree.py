@@ -441,7 +441,7 @@ def test_talon_plays_are_those_of_a_walk_through_the_stock(game, seed, left, sha
     S = pr.root.copy()
     out = np.zeros(afree.MAX_MOVES, np.int64)
     for _ in range(steps + 1):
-        empties = afree._derive(S, pr.q, pr.cols, pr.talon, w.vis, w.free, w.locked, w.present)
+        empties = afree._derive(S, pr.q, pr.cols, pr.talon, w)
         want = _talon_plays_by_walking(pr, S, w, empties)
         for _ in range(2):  # a walk, then the cache
             n = afree._talon_moves(S, pr.q, pr.cols, pr.talon, w, empties, out, 0, afree.MAX_MOVES)
@@ -450,6 +450,52 @@ def test_talon_plays_are_those_of_a_walk_through_the_stock(game, seed, left, sha
         if n <= 0:
             break
         afree._apply(S, int(out[rng.randrange(n)]), pr.q, pr.cols, pr.talon)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(game=st.sampled_from([("klondike-1", {}), ("klondike-3", {}), ("big-harp", {}), ("endless-harp", {}),
+                             ("klondike-3", {"takeback": False})]),
+       seed=st.integers(0, 2**32), left=st.integers(6, 52), share=st.sampled_from([0.1, 0.4, 0.8]),
+       steps=st.integers(1, 60))
+def test_counts_kept_move_by_move_are_the_counts_from_scratch(game, seed, left, share, steps):
+    """The search keeps the derived counts (``_derive``) up to date with ``_step``, forward
+    when it enters a child and backward when it backs up (``_sync``): along random lines of
+    play the counts so kept are those computed from scratch after every move, and undoing
+    the line move by move gives the root's counts back."""
+    variant, overrides = game
+    rules = get_rules(variant, overrides)
+    layout = endgame(rules, random.Random(seed), left, stock_share=share)
+    pr = afree.Problem(rules, layout)
+    assume(pr.ok)
+    tlen = int(pr.q[afree.Q_TLEN])
+    kept, fresh = afree.work(pr.talon, tlen), afree.work(pr.talon, tlen)
+    rng = random.Random(seed ^ 7)
+    line = [pr.root.copy()]
+    moves = []
+    out = np.zeros(afree.MAX_MOVES, np.int64)
+
+    def same(S, empties):
+        assert empties == afree._derive(S, pr.q, pr.cols, pr.talon, fresh)
+        for name in ("vis", "nl", "free", "locked", "present", "nv"):
+            assert list(getattr(kept, name)) == list(getattr(fresh, name)), name
+
+    afree._derive(line[0], pr.q, pr.cols, pr.talon, kept)
+    for _ in range(steps):
+        n = afree._gen(line[-1].copy(), pr.q, pr.cols, pr.talon, fresh, out, 0, afree.MAX_MOVES)
+        if n <= 0:
+            break
+        m = int(out[rng.randrange(n)])
+        child = line[-1].copy()
+        afree._apply(child, m, pr.q, pr.cols, pr.talon)
+        afree._step(line[-1], m, pr.q, pr.cols, pr.talon, kept, 1)
+        same(child, afree._counts(kept))
+        line.append(child)
+        moves.append(m)
+    while moves:
+        m = moves.pop()
+        line.pop()
+        afree._step(line[-1], m, pr.q, pr.cols, pr.talon, kept, -1)
+        same(line[-1], afree._counts(kept))
 
 
 def test_both_verdicts_occur_on_small_positions():

@@ -211,6 +211,9 @@ class Work(NamedTuple):
     crem: np.ndarray     # the talon walk's cache (``_walks``): talon bits of each slot,
     cpos: np.ndarray     # ...its position (-1: an empty slot),
     cwalk: np.ndarray    # ...and its two walks (2 words a slot)
+    nv: np.ndarray       # [0]: the columns that have lost their dealt cards (d = 0)
+    at: np.ndarray       # [0]: the depth of the search's state the counts are of (``_sync``)
+    via: np.ndarray      # per depth k, the move that made the search's state at depth k
 
 
 WALK_CACHE = 1 << 12  # slots of the talon walk's cache: 4 words each, 128 KB, in the core's L2
@@ -228,14 +231,18 @@ def work(talon, tlen):
         tp[t if t >= 0 else 26] |= b
     return Work(np.zeros(52, np.int64), np.zeros(52, np.int64), np.zeros(52, np.int64), np.zeros(52, np.int64),
                 np.zeros(52, np.int64), tk, tp, np.zeros(WALK_CACHE, np.uint64), np.full(WALK_CACHE, -1, np.int64),
-                np.zeros(2 * WALK_CACHE, np.uint64))
+                np.zeros(2 * WALK_CACHE, np.uint64), np.zeros(1, np.int64), np.zeros(1, np.int64),
+                np.zeros(MAX_DEPTH + 1, np.int64))
 
 
 # ---- derived counts --------------------------------------------------------------
 @njit(**NORC)
-def _derive(S, q, cols, talon, vis, free, locked, present):
-    """Fill ``vis`` (face-up copies per kind) and ``free`` (uncovered cards per type);
-    return the number of empty columns."""
+def _derive(S, q, cols, talon, w):
+    """The counts of ``w`` for S, from scratch: ``vis`` (face-up copies per kind), ``nl``
+    (those not locked), ``locked`` and ``present`` per type, ``nv`` (vacated columns), then
+    ``free`` (``_counts``); returns the number of empty columns.  The search keeps them up to
+    date move by move instead (``_step``)."""
+    vis, nl, locked, present = w.vis, w.nl, w.locked, w.present
     decks = q[Q_DECKS]
     for c in range(52):
         vis[c] = decks
@@ -251,8 +258,6 @@ def _derive(S, q, cols, talon, vis, free, locked, present):
         rem ^= low
     ncol = q[Q_NCOL]
     for t in range(26):
-        free[t] = 0
-    for t in range(26):
         locked[t] = 0
         present[t] = 0
     nvac = 0
@@ -266,6 +271,20 @@ def _derive(S, q, cols, talon, vis, free, locked, present):
         locked[TYPE[cols[i, di - 1]]] += 1
     for c in range(52):
         present[TYPE[c]] += vis[c]
+        nl[c] = vis[c]
+    for i in range(ncol):
+        di = S[S_D + i]
+        if di >= 1:
+            nl[cols[i, di - 1]] -= 1
+    w.nv[0] = nvac
+    return _counts(w)
+
+
+@njit(**NORC)
+def _counts(w):
+    """``w.free`` (uncovered cards per type) from ``present`` and ``locked``; returns the
+    number of empty columns."""
+    free, present, locked = w.free, w.present, w.locked
     # a face-up non-king card that is not locked lies on a card of its parent type
     for t in range(26):
         free[t] = present[t]
@@ -274,7 +293,69 @@ def _derive(S, q, cols, talon, vis, free, locked, present):
         ct = t - 2 - (t & 1) + (1 - (t & 1))  # rank - 1, colour flipped
         free[t] -= present[ct] - locked[ct]
     kings_free = present[KING_T0] + present[KING_T0 + 1] - locked[KING_T0] - locked[KING_T0 + 1]
-    return nvac - kings_free
+    return w.nv[0] - kings_free
+
+
+@njit(**NORC)
+def _face_up(w, c, sign):
+    """A copy of kind c turns up on the tableau (sign 1) or leaves it (-1), not locked."""
+    w.vis[c] += sign
+    w.present[TYPE[c]] += sign
+    w.nl[c] += sign
+
+
+@njit(**NORC)
+def _lock(w, c, sign):
+    """A face-up copy of kind c becomes (sign 1) or stops being (-1) a column's locked card."""
+    w.locked[TYPE[c]] += sign
+    w.nl[c] -= sign
+
+
+@njit(**NORC)
+def _step(S, m, q, cols, talon, w, sign):
+    """Bring the counts of ``w`` (``_derive``) from state S to S + m (sign 1), or back from
+    S + m to S (sign -1): each change below is a sum, so the same changes negated undo it.
+
+    What a move changes (the rest of the counts stays): MK_TF none (the card leaves the
+    talon for a foundation: never face up); MK_TC and MK_TB a card turns up, not locked;
+    MK_CFP a face-up card that is not locked leaves; MK_CFL column i's locked card x goes
+    home, MK_RV it stays up but is no longer locked; then (both) the column lowers
+    (``_lower``): the dealt card under x turns up and is locked, or, a king at the bottom, is
+    up but unlocked in a column that has lost its dealt cards, or the column is vacated."""
+    kind = m & 7
+    a = (m >> 3) & 511
+    if kind == MK_TC:
+        _face_up(w, talon[a], sign)
+    elif kind == MK_TB:
+        _face_up(w, a, sign)
+    elif kind == MK_CFP:
+        _face_up(w, a, -sign)
+    elif kind == MK_CFL or kind == MK_RV:
+        di = S[S_D + a]
+        x = cols[a, di - 1]
+        _lock(w, x, -sign)
+        if kind == MK_CFL:
+            _face_up(w, x, -sign)
+        nd = di - 1
+        if nd >= 1:
+            y = cols[a, nd - 1]
+            _face_up(w, y, sign)
+            if nd == 1 and RANK[y] == 12:
+                w.nv[0] += sign
+            else:
+                _lock(w, y, sign)
+        else:
+            w.nv[0] += sign
+
+
+@njit(**NORC)
+def _sync(S, q, cols, talon, w, depth):
+    """Bring the counts of ``w`` back to the search's state at ``depth`` (an ancestor of the
+    state they are of, ``w.at``): undo the moves that led down from it (``w.via``)."""
+    while w.at[0] > depth:
+        k = w.at[0]
+        _step(S[k - 1], w.via[k], q, cols, talon, w, -1)
+        w.at[0] = k - 1
 
 
 @njit(**NORC)
@@ -781,18 +862,16 @@ def _gen(S, q, cols, talon, w, out, base, cap):
     Order (what the search tries first): locked cards home (they turn a card),
     reveals, other face-up cards home, talon plays, take-backs.
     """
+    return _moves(S, q, cols, talon, w, _derive(S, q, cols, talon, w), out, base, cap)
+
+
+@njit(**NORC)
+def _moves(S, q, cols, talon, w, empties, out, base, cap):
+    """``_gen`` with the counts of ``w`` already those of S (``_derive`` or ``_step``)."""
     vis, free, nl = w.vis, w.free, w.nl
-    empties = _derive(S, q, cols, talon, vis, free, w.locked, w.present)
     n = base
     lim = base + cap
     ncol = q[Q_NCOL]
-    # face-up copies that are not locked
-    for c in range(52):
-        nl[c] = vis[c]
-    for i in range(ncol):
-        di = S[S_D + i]
-        if di >= 1:
-            nl[cols[i, di - 1]] -= 1
     if q[Q_SAFE]:
         m = _forced(S, q, cols, talon, vis, free, nl, out, n)
         if m > n:
@@ -1022,6 +1101,7 @@ def _dfs(S, moves, nmoves, nxt, t, ctr, q, cols, talon, radix, node_slice, w, ch
         k1, k2 = _key(child, q, radix)
         if not _add(t, k1, k2, q):
             continue
+        _sync(S, q, cols, talon, w, depth)  # (before S[depth + 1] is overwritten: it may be needed)
         for k in range(S_SIZE):
             S[depth + 1, k] = child[k]
         ctr[C_STORED] += 1
@@ -1029,7 +1109,11 @@ def _dfs(S, moves, nmoves, nxt, t, ctr, q, cols, talon, radix, node_slice, w, ch
         if depth + 1 >= MAX_DEPTH - 1:
             ctr[C_INCOMPLETE] = 1
             continue
-        n = _gen(child, q, cols, talon, w, moves, (depth + 1) * MAX_MOVES, MAX_MOVES)
+        # the child's counts from its parent's, not from scratch (_derive): a fifth of a state's time
+        _step(S[depth], m, q, cols, talon, w, 1)
+        w.via[depth + 1] = m
+        w.at[0] = depth + 1
+        n = _moves(child, q, cols, talon, w, _counts(w), moves, (depth + 1) * MAX_MOVES, MAX_MOVES)
         if n < 0:
             ctr[C_INCOMPLETE] = 1
             n = MAX_MOVES
@@ -1052,6 +1136,7 @@ def _root(S, moves, nmoves, nxt, t, ctr, q, cols, talon, radix, w):
     ctr[C_STORED] = 1
     ctr[C_NODES] = 1
     n = _gen(S[0], q, cols, talon, w, moves, 0, MAX_MOVES)
+    w.at[0] = 0  # the counts of w are the root's (_sync)
     if n < 0:
         ctr[C_INCOMPLETE] = 1
         n = MAX_MOVES
@@ -1063,16 +1148,14 @@ def _root(S, moves, nmoves, nxt, t, ctr, q, cols, talon, radix, w):
 @njit(**JIT)
 def _check_root(S, q, cols, talon):
     """False if the derived counts are impossible (the layout is not a Klondike-family position)."""
-    vis = np.zeros(52, np.int64)
-    free = np.zeros(52, np.int64)
-    e = _derive(S, q, cols, talon, vis, free, np.zeros(52, np.int64), np.zeros(52, np.int64))
-    if e < 0:
+    w = work(talon, q[Q_TLEN])
+    if _derive(S, q, cols, talon, w) < 0:
         return False
     for c in range(52):
-        if vis[c] < 0:
+        if w.vis[c] < 0:
             return False
     for t in range(26):
-        if free[t] < 0:
+        if w.free[t] < 0:
             return False
     return True
 
