@@ -476,6 +476,19 @@ def _tops(rem, p, draw, tlen, own, to_end):
 
 
 @njit(**NORC)
+def _home_mask(S, q, w):
+    """The talon indices whose card a foundation place takes now (``Work.tk``)."""
+    decks = q[Q_DECKS]
+    home = np.uint64(0)
+    for s in range(4):
+        for k in range(decks):
+            h = S[S_F + s * decks + k]
+            if h < 13:
+                home |= w.tk[s * 13 + h]
+    return home
+
+
+@njit(**NORC)
 def _talon_plays(S, q, cols, talon, w, empties, m, rc, out, n, lim):
     """The plays of every talon index in ``m`` (after ``rc`` recycles), in increasing index.
 
@@ -491,13 +504,7 @@ def _talon_plays(S, q, cols, talon, w, empties, m, rc, out, n, lim):
     a shortest win from S plays MK_TC j, MK_TF j reaches a state nearer a win, which is what
     the search's completeness needs (``_forced``).
     """
-    decks = q[Q_DECKS]
-    home = np.uint64(0)
-    for s in range(4):
-        for k in range(decks):
-            h = S[S_F + s * decks + k]
-            if h < 13:
-                home |= w.tk[s * 13 + h]
+    home = _home_mask(S, q, w)
     col = w.tp[26] if empties > 0 else np.uint64(0)
     for t in range(26):
         if w.free[t] > 0:
@@ -764,7 +771,7 @@ def _useless(S, q, c):
 
 
 @njit(**NORC)
-def _forced(S, q, cols, talon, vis, free, nl, out, n):
+def _forced(S, q, cols, talon, w, out, n):
     """A safe foundation move, if there is one, as the node's only move.
 
     Claim: if c (rank r, suit s) can go home and ``_safe`` holds, then from
@@ -821,6 +828,7 @@ def _forced(S, q, cols, talon, vis, free, nl, out, n):
     and cards the current pass could bring up may not be on the chain after a
     recycle.  (With a pass limit, the same: playing c ends the pass.)
     """
+    free, nl = w.free, w.nl
     ncol = q[Q_NCOL]
     for i in range(ncol):
         di = S[S_D + i]
@@ -837,15 +845,15 @@ def _forced(S, q, cols, talon, vis, free, nl, out, n):
                 out[n] = MK_CFP | (c << 3)
                 return n + 1
     if q[Q_DRAW] == 1 and q[Q_PASSES] == 0:
-        rem = np.uint64(S[S_REM])
-        j = 0
-        while rem:
-            if rem & np.uint64(1):
-                if _safe(S, q, talon[j]):
-                    out[n] = MK_TF | (j << 3)
-                    return n + 1
-            rem >>= np.uint64(1)
-            j += 1
+        # the first talon card (by index) that is safe; only one a place takes can be
+        x = np.uint64(S[S_REM]) & _home_mask(S, q, w)
+        while x:
+            low = x & (~x + np.uint64(1))
+            x ^= low
+            j = bitlen(low) - 1
+            if _safe(S, q, talon[j]):
+                out[n] = MK_TF | (j << 3)
+                return n + 1
     elif q[Q_PASSES] == 0 and S[S_POS] == 0 and S[S_REM] != 0:
         # draw 2 or more: only the talon's last card, from a pure position (proof above)
         j = bitlen(np.uint64(S[S_REM])) - 1
@@ -873,7 +881,7 @@ def _moves(S, q, cols, talon, w, empties, out, base, cap):
     lim = base + cap
     ncol = q[Q_NCOL]
     if q[Q_SAFE]:
-        m = _forced(S, q, cols, talon, vis, free, nl, out, n)
+        m = _forced(S, q, cols, talon, w, out, n)
         if m > n:
             return m - base
     for i in range(ncol):
