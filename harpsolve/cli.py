@@ -414,7 +414,7 @@ def _position_arguments(verb: str):
 @main.command("solve", context_settings=_NUMBERS_ARE_ARGUMENTS)
 @_position_arguments("Solve")
 @click.option("--max-nodes", type=int, default=None,
-              help="Node budget (0 = no limit; the same answer on every machine) [default: 20 000 000; "
+              help="Node budget (0 = no limit; the same answer on every machine) [default: 50 000 000; "
                    "A*: 2 000 000].")
 @click.option("--timeout", type=float, default=None, help="Time budget in seconds (0 = no limit) [default: none].")
 @click.option("--max-memory", default=None, metavar="SIZE",

@@ -22,13 +22,16 @@ from . import ALGORITHM_NAMES, ASTAR_ALGORITHMS, COST_NAMES, DEFAULT_ALGORITHM, 
 
 DEFAULT_MAX_NODES = 2_000_000
 # `harpsolve solve` on one deal, with no budget given: a person is waiting for one verdict, so
-# ten times the sweeps' budget (a sweep wants throughput; its unknown deals are retried with a
-# bigger --max-nodes).  Some 10-40 s at most here; easy-harp deals 4699 and 7226 need 4.8 M nodes
-# (restarts, 6 s), every other deal of 1-10 000 less than 2 M (`harpsolve bench easy-harp
-# 1-10000 --max-nodes 20000000`: none unknown; the solution polish `solve` adds changes no verdict).
-# Only the engine schedules: A* (--algorithm astar/wastar, --shortest, --best-score) keeps
-# DEFAULT_MAX_NODES, as its nodes are states it keeps.
-SOLVE_MAX_NODES = 20_000_000
+# 25 times the sweeps' budget (a sweep wants throughput; its unknown deals are retried with a
+# bigger --max-nodes).  About a minute at most here.  Every easy-harp deal of 1-10 000 is decided
+# within 20 000 000 (4699 and 7226 need 4.8 M nodes, restarts, 6 s; every other deal less than
+# 2 M: `harpsolve bench easy-harp 1-10000 --max-nodes 20000000`), every klondike-3 deal within
+# 50 000 000 (at 20 000 000 all but 1818, 2672 and 7783, which the arrangement-free engine
+# decides in 40.6, 31.4 and 27.0 M nodes, 38-57 s, in the default memory since its one-word
+# table: `harpsolve solve klondike-3 1818 --max-nodes 100000000`).  The solution polish `solve`
+# adds changes no verdict.  Only the engine schedules: A* (--algorithm astar/wastar, --shortest,
+# --best-score) keeps DEFAULT_MAX_NODES, as its nodes are states it keeps.
+SOLVE_MAX_NODES = 50_000_000
 DEFAULT_MAX_MEMORY = 1 << 30  # bytes for the search tables, all engines together
 DEFAULT_WEIGHT = 2.0          # weighted A*'s factor when none is given
 MAX_MEMORY_LIMIT = 1 << 50    # more than any machine has: a typo, refused up front
