@@ -76,6 +76,18 @@ def test_each_game_gets_its_beam_row(variant, share):
     assert rows == ([share] if share else [])
 
 
+@pytest.mark.parametrize("variant,shares", [("klondike-3", [48.0]), ("endless-harp", [48.0]), ("big-harp", [16.0]),
+                                            ("easy-harp", [16.0]), ("harp", [16.0])])
+def test_each_game_gets_its_weaker_game_row(variant, shares):
+    """The weaker-game rows (arrangement-free engine) split by rules fields: 48 shares where runs
+    move without a pass limit, 16 elsewhere (benchmarks/README, twenty-second session)."""
+    from harpsolve.deals import deal_layout
+
+    rules = get_rules(variant)
+    pos = engine.Position(rules, deal_layout(rules, 1), cuts=ALL_CUTS)
+    assert [e.weight for e in engine.PORTFOLIO.entries if e.engine == "relax" and e.applies(pos)] == shares
+
+
 def test_a_row_stops_for_good_at_its_total():
     """A row with a total runs until its nodes reach it, then never again: with no budget the
     schedule ends there, unknown ("nodes"), having spent the total and at most one slice more."""
