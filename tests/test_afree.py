@@ -394,7 +394,7 @@ def _talon_plays_by_walking(pr, S, w, empties):
         ok = empties > 0 if rank_of(c) == 13 else w.free[afree.PTYPE[c]] > 0
         if ok and home and q[afree.Q_SAFE] and afree._safe(S, q, c):
             ok = False
-        if ok and q[afree.Q_DEFER] and not afree._wanted(S, q, pr.cols, talon, w.vis, w.free, afree.TYPE[c]):
+        if ok and q[afree.Q_DEFER] and not afree._wanted(S, q, pr.cols, w.tp, w.vis, w.free, afree.TYPE[c]):
             ok = False
         if ok:
             out.append(afree.MK_TC | (j << 3) | (rc << 12))

@@ -217,6 +217,12 @@ class Work(NamedTuple):
 
 
 WALK_CACHE = 1 << 12  # slots of the talon walk's cache: 4 words each, 128 KB, in the core's L2
+# The kernels that take a Work run once or more per state, and numba hands a tuple of arrays
+# to a function it calls by value (every array's descriptor copied): they are inlined
+# (``inline='always'``), which took a state from 0.80 to 0.73 us on klondike-1 and from 0.70
+# to 0.60 us on klondike-3 (twenty-second session, the engine alone on deals of 1-5 M
+# states, sweeps stopped; benchmarks/README.md).  A small kernel that needs one of the
+# tables takes that array, not the tuple (``_wanted``).
 
 
 @njit(**JIT)
@@ -280,7 +286,7 @@ def _derive(S, q, cols, talon, w):
     return _counts(w)
 
 
-@njit(**NORC)
+@njit(inline='always', **NORC)
 def _counts(w):
     """``w.free`` (uncovered cards per type) from ``present`` and ``locked``; returns the
     number of empty columns."""
@@ -296,7 +302,7 @@ def _counts(w):
     return w.nv[0] - kings_free
 
 
-@njit(**NORC)
+@njit(inline='always', **NORC)
 def _face_up(w, c, sign):
     """A copy of kind c turns up on the tableau (sign 1) or leaves it (-1), not locked."""
     w.vis[c] += sign
@@ -304,14 +310,14 @@ def _face_up(w, c, sign):
     w.nl[c] += sign
 
 
-@njit(**NORC)
+@njit(inline='always', **NORC)
 def _lock(w, c, sign):
     """A face-up copy of kind c becomes (sign 1) or stops being (-1) a column's locked card."""
     w.locked[TYPE[c]] += sign
     w.nl[c] -= sign
 
 
-@njit(**NORC)
+@njit(inline='always', **NORC)
 def _step(S, m, q, cols, talon, w, sign):
     """Bring the counts of ``w`` (``_derive``) from state S to S + m (sign 1), or back from
     S + m to S (sign -1): each change below is a sum, so the same changes negated undo it.
@@ -348,7 +354,7 @@ def _step(S, m, q, cols, talon, w, sign):
             w.nv[0] += sign
 
 
-@njit(**NORC)
+@njit(inline='always', **NORC)
 def _sync(S, q, cols, talon, w, depth):
     """Bring the counts of ``w`` back to the search's state at ``depth`` (an ancestor of the
     state they are of, ``w.at``): undo the moves that led down from it (``w.via``)."""
@@ -475,7 +481,7 @@ def _tops(rem, p, draw, tlen, own, to_end):
     return m
 
 
-@njit(**NORC)
+@njit(inline='always', **NORC)
 def _home_mask(S, q, w):
     """The talon indices whose card a foundation place takes now (``Work.tk``)."""
     decks = q[Q_DECKS]
@@ -488,7 +494,7 @@ def _home_mask(S, q, w):
     return home
 
 
-@njit(**NORC)
+@njit(inline='always', **NORC)
 def _talon_plays(S, q, cols, talon, w, empties, m, rc, out, n, lim):
     """The plays of every talon index in ``m`` (after ``rc`` recycles), in increasing index.
 
@@ -524,7 +530,7 @@ def _talon_plays(S, q, cols, talon, w, empties, m, rc, out, n, lim):
             ok = True
             if home & low and q[Q_SAFE] and _safe(S, q, c):
                 ok = False
-            if ok and q[Q_DEFER] and not _wanted(S, q, cols, talon, w.vis, w.free, TYPE[c]):
+            if ok and q[Q_DEFER] and not _wanted(S, q, cols, w.tp, w.vis, w.free, TYPE[c]):
                 ok = False
             if ok and n < lim:
                 out[n] = MK_TC | (j << 3) | (rc << 12)
@@ -532,7 +538,7 @@ def _talon_plays(S, q, cols, talon, w, empties, m, rc, out, n, lim):
     return n
 
 
-@njit(**NORC)
+@njit(inline='always', **NORC)
 def _talon_moves(S, q, cols, talon, w, empties, out, n, lim):
     """K+ talon plays: every waste top that draws and recycles can bring up.
 
@@ -559,7 +565,7 @@ def _talon_moves(S, q, cols, talon, w, empties, out, n, lim):
     return n
 
 
-@njit(**NORC)
+@njit(inline='always', **NORC)
 def _walks(rem, p, q, w):
     """The two walks of ``_talon_moves`` from position ``p``: the tops from p to the end of
     the stock, and those from an empty waste (to the end with a pass limit, short of it
@@ -586,7 +592,7 @@ def _walks(rem, p, q, w):
 
 # ---- deferred talon plays ----------------------------------------------------------
 @njit(**NORC)
-def _wanted(S, q, cols, talon, vis, free, t):
+def _wanted(S, q, cols, tp, vis, free, t):
     """May a talon card of type ``t`` be played to a column now (``Q_DEFER``)?
 
     Only when no card of type t is uncovered and some move needs one: a talon
@@ -642,12 +648,8 @@ def _wanted(S, q, cols, talon, vis, free, t):
     """
     if free[t] != 0:
         return False
-    rem = np.uint64(S[S_REM])
-    while rem:
-        low = rem & (~rem + np.uint64(1))
-        if PTYPE[talon[bitlen(low) - 1]] == t:
-            return True
-        rem ^= low
+    if np.uint64(S[S_REM]) & tp[t]:  # a talon card left that goes on type t
+        return True
     for i in range(q[Q_NCOL]):
         di = S[S_D + i]
         if di >= 1 and PTYPE[cols[i, di - 1]] == t:
@@ -770,7 +772,7 @@ def _useless(S, q, c):
     return True
 
 
-@njit(**NORC)
+@njit(inline='always', **NORC)
 def _forced(S, q, cols, talon, w, out, n):
     """A safe foundation move, if there is one, as the node's only move.
 
