@@ -1304,8 +1304,8 @@ class Search:
             self.ctr[C_DEPTH] = 0
             self.result = self._solution()
             return
-        self.words = 1 if pr.q[Q_ONE] else 2  # words a table entry takes (_pack1)
-        self.t = np.zeros(self.words * INITIAL_TABLE, np.uint64)
+        words = 1 if pr.q[Q_ONE] else 2  # words a table entry takes (_pack1)
+        self.t = np.zeros(words * INITIAL_TABLE, np.uint64)
         self.w, self.child = work(pr.talon, int(pr.q[Q_TLEN])), np.empty(S_SIZE, np.int64)
         _root(self.S, self.moves, self.nmoves, self.nxt, self.t, self.ctr, pr.q, pr.cols, pr.talon,
               pr.radix, self.w)
