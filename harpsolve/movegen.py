@@ -188,10 +188,20 @@ def _proved_safe(st, card, p):
     later (its own way home), and c's move home is skipped: again strictly
     shorter than L.
     """
+    decks = p[P_DECKS]
+    return _safe_by_mins(card, _suit_min(st, 0, decks), _suit_min(st, 1, decks), _suit_min(st, 2, decks),
+                         _suit_min(st, 3, decks), p)
+
+
+@njit(**JIT)
+def _safe_by_mins(card, m0, m1, m2, m3, p):
+    """``_proved_safe`` from the lowest place of each suit (``m0``..``m3``, clubs to spades):
+    the rule reads nothing else of the position, so ``_auto_mask`` tests every candidate
+    card with the four minima found once."""
     r = card % 13 + 1
     s = card // 13
-    decks = p[P_DECKS]
-    if _suit_min(st, s, decks) < r - 1:
+    mins = (m0, m1, m2, m3)
+    if mins[s] < r - 1:
         return False  # the other copies of c need a place at r-1 (see above)
     if p[P_BUILD_SUIT]:
         return True
@@ -203,7 +213,7 @@ def _proved_safe(st, card, p):
     for t in range(4):
         if t == s:
             continue
-        m = _suit_min(st, t, decks)
+        m = mins[t]
         if (t == 1 or t == 2) != red:
             plain = plain and m >= r - 1
             keller = keller and m >= r - 2
@@ -211,6 +221,32 @@ def _proved_safe(st, card, p):
             plain = plain and (m >= r - 2 or not p[P_TAKEBACK])
             keller = keller and m >= r - 3
     return plain or keller
+
+
+@njit(**JIT)
+def _auto_mask(st, p):
+    """The cards ``_auto`` sends home now, as a bit set of kinds (bit ``card``): those with a
+    place that takes them (``_found_place``) that are safe there (``_safe``).
+
+    Both tests read only the foundations, so the candidates are the next card of each place,
+    tested once here, instead of every column top, cell and talon card tested in turn: with
+    draw 1 and unlimited passes ``_auto`` looks at the whole talon, up to 59 cards with two
+    decks, for every child the searches make (twenty-third session: 290 of the 800 ns an
+    easy-harp beam child cost).  Most positions have no card to send home, and ``_auto``
+    then stops at once."""
+    decks = p[P_DECKS]
+    m0 = _suit_min(st, 0, decks)
+    m1 = _suit_min(st, 1, decks)
+    m2 = _suit_min(st, 2, decks)
+    m3 = _suit_min(st, 3, decks)
+    mask = np.int64(0)
+    for f in range(4 * decks):
+        h = np.int64(st[O_FOUND + f])
+        if h < 13:
+            card = (f // decks) * 13 + h
+            if p[P_ALWAYS_HOME] or _safe_by_mins(card, m0, m1, m2, m3, p):
+                mask |= np.int64(1) << card
+    return mask
 
 
 @njit(**JIT)
@@ -398,42 +434,49 @@ def _auto(st, p, out):
     if not p[P_AUTO]:
         return 0
     ncol = p[P_NCOL]
-    changed = True
+    # ``home``: the cards that may go home now (``_auto_mask``), found again after every move:
+    # the same moves in the same order as testing each card with _found_place and _safe
+    home = _auto_mask(st, p)
+    changed = home != 0
     while changed:
         changed = False
         for c in range(ncol):
             card = _top(st, c)
-            if card >= 0 and _found_place(st, card, p) >= 0 and _safe(st, card, p):
+            if card >= 0 and (home >> card) & 1:
                 m = _mk(M_COL_FOUND, c, 0, 0)
                 _apply(st, m, p)
                 out[count] = m
                 count += 1
                 changed = True
+                home = _auto_mask(st, p)
         for k in range(p[P_CELLS]):
             card = np.int64(st[O_CELL + k])
-            if card != EMPTY and _found_place(st, card, p) >= 0 and _safe(st, card, p):
+            if card != EMPTY and (home >> card) & 1:
                 m = _mk(M_CELL_FOUND, k, 0, 0)
                 _apply(st, m, p)
                 out[count] = m
                 count += 1
                 changed = True
+                home = _auto_mask(st, p)
         # Not under stock dominance: whether the waste top goes home by itself
         # would depend on the boundary, which the dominance must not see.
         if p[P_DRAW] == 1 and not p[P_DOMINANCE]:
             tlen = np.int64(st[O_TLEN])
             lo = 0 if p[P_PASSES] == 0 else np.int64(st[O_TPTR]) - 1
             i = tlen - 1 if p[P_PASSES] == 0 else lo
-            while i >= lo and i >= 0:
+            while i >= lo and i >= 0 and home != 0:
                 card = np.int64(st[O_TALON + i])
-                if _found_place(st, card, p) >= 0 and _safe(st, card, p):
+                if (home >> card) & 1:
                     m = _mk(M_TALON_FOUND, i, 0, 0)
                     _apply(st, m, p)
                     out[count] = m
                     count += 1
                     changed = True
+                    home = _auto_mask(st, p)
                     if p[P_PASSES] != 0:
                         break
                 i -= 1
+        changed = changed and home != 0
     return count
 
 

@@ -232,6 +232,71 @@ def test_target_sets_are_the_cards_that_fit(variant, number, seed, steps, prune)
         assert bool(union >> card & 1) == any(fits_t)
 
 
+def plain_auto(s, p) -> list[int]:
+    """The card-by-card ``_auto`` that movegen._auto_mask replaces: every column top, cell and
+    (draw 1 without stock dominance) talon card tested with _found_place and _safe in turn,
+    until a pass moves nothing.  Plays on ``s``; returns the moves."""
+    moves = []
+
+    def home(card):
+        return mg._found_place(s, np.int64(card), p) >= 0 and mg._safe(s, np.int64(card), p)
+
+    def play(m):
+        mg._apply(s, np.int64(m), p)
+        moves.append(m)
+
+    if not p[mg.P_AUTO]:
+        return moves
+    changed = True
+    while changed:
+        changed = False
+        for c in range(int(p[mg.P_NCOL])):
+            card = int(mg._top(s, c))
+            if card >= 0 and home(card):
+                play(int(mg._mk(mg.M_COL_FOUND, c, 0, 0)))
+                changed = True
+        for k in range(int(p[mg.P_CELLS])):
+            card = int(s[mg.O_CELL + k])
+            if card != mg.EMPTY and home(card):
+                play(int(mg._mk(mg.M_CELL_FOUND, k, 0, 0)))
+                changed = True
+        if p[mg.P_DRAW] == 1 and not p[mg.P_DOMINANCE]:
+            limited = p[mg.P_PASSES] != 0
+            lo = int(s[mg.O_TPTR]) - 1 if limited else 0
+            i = lo if limited else int(s[mg.O_TLEN]) - 1
+            while i >= lo and i >= 0:
+                if home(int(s[mg.O_TALON + i])):
+                    play(int(mg._mk(mg.M_TALON_FOUND, i, 0, 0)))
+                    changed = True
+                    if limited:
+                        break
+                i -= 1
+    return moves
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(variant=st.sampled_from(ALL), seed=st.integers(0, 2**32), left=st.integers(4, 52),
+       takeback=st.booleans(), keller=st.booleans(), always_home=st.booleans(), dominance=st.booleans())
+def test_auto_moves_by_mask_are_the_card_by_card_ones(variant, seed, left, takeback, keller, always_home,
+                                                      dominance):
+    """movegen._auto, which tests the cards by the bit set of ``_auto_mask``, makes the plain
+    card-by-card version's moves in the same order and leaves the same position; the mask holds
+    exactly the cards with a place that takes them and safe there."""
+    rules = get_rules(variant, {"takeback": takeback})
+    s = pack(endgame(rules, random.Random(seed), left), rules)
+    p = kernel_params(rules, dominance=dominance, always_home=always_home,
+                     cuts=mg.CUT_SAFE_PLAY | (mg.CUT_KELLER if keller else 0))
+    mask = int(mg._auto_mask(s, p))
+    for card in range(52):
+        want = mg._found_place(s, np.int64(card), p) >= 0 and mg._safe(s, np.int64(card), p)
+        assert bool(mask >> card & 1) == want, card
+    a, b = s.copy(), s.copy()
+    out = np.zeros(256, np.int64)
+    n = mg._auto(a, p, out)
+    assert [int(m) for m in out[:n]] == plain_auto(b, p)
+    assert np.array_equal(a, b)
+
+
 def test_target_sets_on_empty_columns():
     """The empty-column case, which random walks rarely reach: a king fits the first empty
     column (every empty one without pruning), other ranks only where any card may go."""
