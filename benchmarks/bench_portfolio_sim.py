@@ -86,8 +86,8 @@ def stock_order(variant: str) -> list[str]:
     from harpsolve.rules import get_rules
     from harpsolve.search import beam
 
-    sets = beam.sets_for(get_rules(variant))
-    return [f"{w}.{k}" for w, k, _ in itertools.islice(beam.runs(sets), len(sets) * len(WIDTHS))]
+    rules = get_rules(variant)
+    return [f"{w}.{k}" for w, k, _ in itertools.islice(beam.runs_for(rules), len(beam.sets_for(rules)) * len(WIDTHS))]
 
 
 def play_rounds(rows: list[dict], budget: int = 2_000_000):

@@ -514,7 +514,7 @@ class Restarts(_RunByRun):
 
 class Beam(_RunByRun):
     """Beam searches (search/beam.py), resumable run by run: the game's weight sets
-    (``beam.sets_for``) in turn, the width growing fourfold every round; solutions only (a
+    (``beam.runs_for``) in turn, the width growing fourfold every round; solutions only (a
     beam drops lines)."""
 
     name = "beam"
@@ -524,7 +524,7 @@ class Beam(_RunByRun):
         from . import beam
 
         super().__init__(pos, memory)
-        self.runs = beam.runs(beam.sets_for(pos.rules))
+        self.runs = beam.runs_for(pos.rules)
 
     def _next(self):
         from . import beam, restarts
