@@ -231,9 +231,10 @@ def _auto_mask(st, p):
     Both tests read only the foundations, so the candidates are the next card of each place,
     tested once here, instead of every column top, cell and talon card tested in turn: with
     draw 1 and unlimited passes ``_auto`` looks at the whole talon, up to 59 cards with two
-    decks, for every child the searches make (twenty-third session: 290 of the 800 ns an
-    easy-harp beam child cost).  Most positions have no card to send home, and ``_auto``
-    then stops at once."""
+    decks, for every child the searches make.  Measured (twenty-third session, benchmarks/README):
+    easy-harp beams 513 -> 446 ns a child, the solver 0.961 of the time, the same nodes.  (The
+    mask is almost never empty -- some place's next card, an ace or a low card, is nearly always
+    safe -- so the gain is the cheaper test of each card, not an early stop.)"""
     decks = p[P_DECKS]
     m0 = _suit_min(st, 0, decks)
     m1 = _suit_min(st, 1, decks)
