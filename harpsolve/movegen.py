@@ -159,9 +159,17 @@ def _safe(st, card, p):
     with draw 3 deleting c shifts what the taps reach, and ``_auto`` leaves
     those alone.
     """
+    decks = p[P_DECKS]
+    return _goes_home(card, _suit_min(st, 0, decks), _suit_min(st, 1, decks), _suit_min(st, 2, decks),
+                      _suit_min(st, 3, decks), p)
+
+
+@njit(**JIT)
+def _goes_home(card, m0, m1, m2, m3, p):
+    """``_safe`` from the lowest place of each suit (see ``_safe_by_mins``)."""
     if p[P_ALWAYS_HOME]:
         return True  # the streamliner of search/restarts.py: never for a proof
-    return _proved_safe(st, card, p)
+    return _safe_by_mins(card, m0, m1, m2, m3, p)
 
 
 @njit(**JIT)
@@ -245,7 +253,7 @@ def _auto_mask(st, p):
         h = np.int64(st[O_FOUND + f])
         if h < 13:
             card = (f // decks) * 13 + h
-            if p[P_ALWAYS_HOME] or _safe_by_mins(card, m0, m1, m2, m3, p):
+            if _goes_home(card, m0, m1, m2, m3, p):
                 mask |= np.int64(1) << card
     return mask
 

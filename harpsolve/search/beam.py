@@ -111,6 +111,15 @@ INITIAL_TABLE = 1 << 14
 INITIAL_HISTORY = 1 << 14
 
 
+# Where draw 3 meets a pass limit (STOCK_SETS) the beams start a round in, at width 16: a beam
+# of 4 rarely keeps a line that takes the stock well (twenty-third session, bench_portfolio_sim.py
+# ``collect`` on big-harp 60 001-100 000 every 400th, every run alone: the width-4 runs won 30,
+# 25 and 15 of the 100 deals, the first width-16 run 79; in ``replay`` the runs from width 16 on
+# cost 0.773 of the stock order's nodes, from one width-4 run 0.863, from two 0.919).  The runs
+# keep their rounds' seeds and widths: the same runs, the first round left out.
+STOCK_FIRST_ROUND = 1
+
+
 def sets_for(rules) -> tuple[int, ...]:
     """The weight sets of a game's beams, by rules fields: STOCK_SETS where draw 3 meets a
     pass limit, SETS elsewhere."""
@@ -122,15 +131,6 @@ def runs_for(rules):
     STOCK_SETS from STOCK_FIRST_ROUND, elsewhere the SETS from the first round."""
     sets = sets_for(rules)
     return runs(sets, STOCK_FIRST_ROUND if sets is STOCK_SETS else 0)
-
-
-# Where draw 3 meets a pass limit (STOCK_SETS) the beams start a round in, at width 16: a beam
-# of 4 rarely keeps a line that takes the stock well (twenty-third session, bench_portfolio_sim.py
-# ``collect`` on big-harp 60 001-100 000 every 400th, every run alone: the width-4 runs won 30,
-# 25 and 15 of the 100 deals, the first width-16 run 79; in ``replay`` the runs from width 16 on
-# cost 0.773 of the stock order's nodes, from one width-4 run 0.863, from two 0.919).  The runs
-# keep their rounds' seeds and widths: the same runs, the first round left out.
-STOCK_FIRST_ROUND = 1
 
 
 def runs(sets=SETS, first_round=0):
