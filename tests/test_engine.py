@@ -2,6 +2,7 @@
 may only find solutions never prove, and a budget only decides where the search stops."""
 from __future__ import annotations
 
+import itertools
 import json
 import random
 import time
@@ -86,6 +87,19 @@ def test_each_game_gets_its_weaker_game_row(variant, shares):
     rules = get_rules(variant)
     pos = engine.Position(rules, deal_layout(rules, 1), cuts=ALL_CUTS)
     assert [e.weight for e in engine.PORTFOLIO.entries if e.engine == "relax" and e.applies(pos)] == shares
+
+
+@pytest.mark.parametrize("variant", ["easy-harp", "harp", "bakers-game", "big-harp", "endless-harp", "klondike-1",
+                                     "klondike-3"])
+def test_the_restarts_stop_at_their_total_where_runs_move(variant):
+    """One restarts row a game, by rules fields: whole where single cards move, stopped after
+    RUNS_RESTARTS_TOTAL nodes where runs move."""
+    from harpsolve.deals import deal_layout
+
+    rules = get_rules(variant)
+    pos = engine.Position(rules, deal_layout(rules, 1), cuts=ALL_CUTS)
+    rows = [(e.weight, e.total) for e in engine.PORTFOLIO.entries if e.engine == "restarts" and e.applies(pos)]
+    assert rows == [(4.0, engine.RUNS_RESTARTS_TOTAL if rules.column_moves == "runs" else 0)]
 
 
 def test_a_row_stops_for_good_at_its_total():
@@ -354,3 +368,67 @@ def test_one_shortcut_pass_leaves_nothing_for_a_second(variant):
         assert shortcut(root, once, p) == once
         cut += len(once) < len(line)
     assert cut >= 2, "too few lines with a detour to check anything"
+
+
+@settings(max_examples=60, deadline=None)
+@given(rows=st.integers(1, 40), values=st.integers(1, 3), seed=st.integers(0, 2**32))
+def test_repeated_positions_are_found_as_a_set_of_bytes_finds_them(rows, values, seed):
+    """shortcut._repeats (hash keys, then bytes) against a set of the rows' bytes, on rows of
+    few distinct byte values so that equal rows are common."""
+    import numpy as np
+
+    from harpsolve.search.shortcut import _repeats
+    from harpsolve.state import STATE_BYTES
+
+    rng = np.random.default_rng(seed)
+    states = np.zeros((rows, STATE_BYTES), np.uint8)
+    states[:, :4] = rng.integers(0, values, (rows, 4))
+    assert _repeats(states) == (len({r.tobytes() for r in states}) < rows)
+
+
+def test_loops_are_cut_as_drop_loops_cuts_them():
+    """shortcut.shorten skips drop_loops when no position comes twice: the same line either way,
+    on random walks of kernel moves (which come back to positions often) and on the
+    depth-first searches' lines (which never do)."""
+    import numpy as np
+
+    from harpsolve.deals import deal_layout
+    from harpsolve.movegen import MAX_MOVES, _apply, _auto, _gen
+    from harpsolve.search import dfs, restarts
+    from harpsolve.search.shortcut import _walk, shorten
+    from harpsolve.solution import drop_loops
+    from harpsolve.state import O_OBLIG, kernel_params, pack
+
+    rng = random.Random(7)
+    moves, scores, buf = np.zeros(MAX_MOVES, np.int64), np.zeros(MAX_MOVES, np.int32), np.zeros(256, np.int64)
+    looped = plain = 0
+    for variant, deal in itertools.product(["easy-harp", "klondike-1", "big-harp"], range(1, 16)):
+        rules = get_rules(variant)
+        p = restarts.run_params(rules, 10, 1, streamlined=False)
+        root = pack(deal_layout(rules, deal), rules)
+        st0 = root.copy()
+        _auto(st0, p, buf)
+        s = dfs.DfsSearch(root, p, dfs.buffers("test-loops"), 1 << 10)
+        lines = [(s.path(), p, st0)] if s.advance(20_000)[0] == dfs.R_SOLVED else []
+        # a random walk under the plain kernel vector (the search's cuts end most walks soon)
+        p = kernel_params(rules)
+        st0 = root.copy()
+        _auto(st0, p, buf)
+        walk, cur = [], st0.copy()
+        for _ in range(150):
+            n = _gen(cur, p, moves, scores)
+            if n <= 0:
+                break
+            m = int(moves[rng.randrange(n)])
+            walk.append(m)
+            _apply(cur, m, p)
+            if cur[O_OBLIG] == 0:
+                _auto(cur, p, buf)
+        lines.append((walk, p, st0))
+        for path, p, st0 in lines:
+            states = _walk(st0, np.asarray(path, np.int64), p, buf)
+            want = drop_loops(states[0].tobytes(), ((m, states[i + 1].tobytes()) for i, m in enumerate(path)))
+            assert shorten(root, path, p) == want
+            looped += len(want) < len(path)
+            plain += len(want) == len(path)
+    assert looped >= 5 and plain >= 5, (looped, plain)

@@ -565,7 +565,7 @@ class DeadEnd(Engine):
 
         self.done = True
         self.nodes = 1
-        card = relax.dead_end(self.pos.rules, self.pos.layout)
+        card = relax.dead_end(self.pos.rules, self.pos.layout, self.pos.root)
         if card is not None:
             return Outcome("unsolvable", self.name, proof=f"dead end: {card}", nodes=1)
         return Outcome("unknown", self.name, reason="no dead end")
@@ -779,6 +779,16 @@ ENGINES = {e.name: e for e in (DeadEnd, Dfs, FastDfs, Climb, WAStar, Afree, Afre
 # Where the draw-1 game is won the row ends soon whatever its share; where it is lost it is
 # the cheaper proof (the talon a reserve: afree._wanted), and it gets there sooner.  Under a
 # pass limit (big-harp) 16, as measured before.
+# Where runs move the restarts stop for good after RUNS_RESTARTS_TOTAL nodes (twenty-fourth
+# session).  There they win only small deals, early: in the replay of every row alone
+# (bench_portfolio_sim.py replay-rows, 2 000 000 nodes) the deals they decide are the same with a
+# total of 50 000 or 100 000 -- klondike-3 1 500 deals (37 of them by the restarts), klondike-1
+# 500 (4), big-harp 200 (none) -- while on the hard deals their share only delays the
+# arrangement-free engine: 37 klondike-3 deals decided in 2-10 M nodes at 20 000 000
+# (bench_schedule.py klondike-3 --row restarts --weights 4/0,4/100000, the sweeps running beside
+# it) mean 6.40 -> 5.97 s, mean nodes 4.53 -> 4.12 M, the same engines deciding.  The
+# single-card games keep them whole: there they are the main solution finder.
+RUNS_RESTARTS_TOTAL = 100_000
 PORTFOLIO = Schedule("portfolio", "rounds", (
     Entry("dead-end", PROOFS, 0.0, 1),
     Entry("wastar", BOTH, 0.0, WASTAR_MAX_NODES),
@@ -786,7 +796,8 @@ PORTFOLIO = Schedule("portfolio", "rounds", (
     Entry("afree", BOTH, 16.0),
     Entry("afree-other", SOLUTIONS, 4.0),
     Entry("beam", SOLUTIONS, 512.0, passes="limited"),
-    Entry("restarts", BOTH, 4.0),
+    Entry("restarts", BOTH, 4.0, column_moves="single"),
+    Entry("restarts", BOTH, 4.0, column_moves="runs", total=RUNS_RESTARTS_TOTAL),
     Entry("beam", SOLUTIONS, 32.0, column_moves="single", passes="unlimited"),
     Entry("relax", PROOFS, 48.0, column_moves="runs", passes="unlimited"),
     Entry("relax", PROOFS, 16.0, column_moves="runs", passes="limited"),
@@ -828,17 +839,24 @@ def run(pos: Position, schedule: Schedule, *, max_nodes: int = 0, deadline: floa
         max_memory: int = 1 << 30) -> Outcome:
     """Play ``schedule`` on ``pos`` until an engine decides or the budget runs out."""
     memory = Memory(max_memory)
-    rows = []
-    for e in schedule.entries:
-        cls = ENGINES[e.engine]
-        if e.applies(pos):
-            eng = cls(pos, memory, split=True) if cls is Climb and schedule.mode == "phases" else cls(pos, memory)
-            rows.append((e, eng))
+    # Each row's engine is made at the row's first turn, not before: a solve that ends in the
+    # first rounds never pays for the tables and root searches of the rows it did not reach
+    # (easy-harp's weaker-game rows wait for round 2).  An engine that is done when made (not
+    # a position of its abstraction...) is skipped at that turn, as it was when made up front.
+    rows = [[e, None] for e in schedule.entries if e.applies(pos)]
+
+    def engine_of(row):
+        if row[1] is None:
+            cls = ENGINES[row[0].engine]
+            row[1] = cls(pos, memory, split=True) if cls is Climb and schedule.mode == "phases" else cls(pos, memory)
+        return row[1]
+
     total = 0
     reason = ""
     try:
         if schedule.mode == "phases":
-            for i, (e, eng) in enumerate(rows):
+            for i, row in enumerate(rows):
+                e, eng = row[0], engine_of(row)
                 left = max_nodes - total if max_nodes else 0
                 if max_nodes and left <= 0:
                     return Outcome("unknown", reason="nodes", nodes=total)
@@ -857,9 +875,13 @@ def run(pos: Position, schedule: Schedule, *, max_nodes: int = 0, deadline: floa
             return Outcome("unknown", reason=reason or "nodes", nodes=total,
                            states=rows[-1][1].search.states if rows and hasattr(rows[-1][1], "search") else 0)
         rnd = 0
-        while any(not eng.done for _, eng in rows):
-            for e, eng in rows:
-                if eng.done or rnd < e.first_round:
+        while any(eng is None or not eng.done for _, eng in rows):
+            for row in rows:
+                e = row[0]
+                if rnd < e.first_round or (row[1] is not None and row[1].done):
+                    continue
+                eng = engine_of(row)
+                if eng.done:
                     continue
                 # a row with a cap runs once with it (an engine that is not resumable and
                 # does best with one big run); the others get the round's share
@@ -889,7 +911,8 @@ def run(pos: Position, schedule: Schedule, *, max_nodes: int = 0, deadline: floa
         return Outcome("unknown", reason=reason or "exhausted without a proof", nodes=total)
     finally:
         for _, eng in rows:
-            eng.close()
+            if eng is not None:
+                eng.close()
 
 
 def warm_up(pos: Position, schedule: Schedule, nodes: int = 20_000) -> None:

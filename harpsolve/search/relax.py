@@ -342,13 +342,13 @@ def _dead_end(st, p):
     return best
 
 
-def dead_end(rules: Rules, layout: Layout) -> str | None:
+def dead_end(rules: Rules, layout: Layout, packed: np.ndarray | None = None) -> str | None:
     """The card that can never reach its foundation (text, e.g. ``"7C"``), or None.
 
     A card returned here proves the position unsolvable (see the proof above
-    ``_dead_end``); None proves nothing.
+    ``_dead_end``); None proves nothing.  ``packed``: ``layout`` already packed (read only).
     """
-    x = int(_dead_end(pack(layout, rules), kernel_params(rules)))
+    x = int(_dead_end(pack(layout, rules) if packed is None else packed, kernel_params(rules)))
     return None if x < 0 else card_text(x)
 
 

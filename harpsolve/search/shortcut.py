@@ -126,7 +126,39 @@ def shorten(root: np.ndarray, path: list[int], p: np.ndarray) -> list[int]:
     buf = np.zeros(256, np.int64)
     _auto(st, p, buf)
     states = _walk(st, np.asarray(path, np.int64), p, buf)
+    if not _repeats(states):
+        return list(path)  # no position comes twice: no loop (the beams' and most searches' lines)
     return drop_loops(states[0].tobytes(), ((m, states[i + 1].tobytes()) for i, m in enumerate(path)))
+
+
+@njit(**JIT)
+def _repeats(states):
+    """Does a row of ``states`` come twice?  Rows with equal :func:`_key` are compared byte
+    for byte, so a collision of keys only costs a comparison."""
+    n, nb = states.shape
+    cap = 16
+    while cap < 2 * n:
+        cap *= 2
+    mask = cap - 1
+    slot = np.full(cap, -1, np.int64)
+    keys = np.zeros(cap, np.uint64)
+    for i in range(n):
+        h = _key(states[i])
+        j = np.int64(h & np.uint64(mask))
+        while slot[j] >= 0:
+            if keys[j] == h:
+                r = slot[j]
+                same = True
+                for b in range(nb):
+                    if states[i, b] != states[r, b]:
+                        same = False
+                        break
+                if same:
+                    return True
+            j = (j + 1) & mask
+        slot[j] = i
+        keys[j] = h
+    return False
 
 
 def shortcut(root: np.ndarray, path: list[int], p: np.ndarray) -> list[int]:
