@@ -96,6 +96,19 @@ def _found_place(st, card, p):
 
 
 @njit(**JIT)
+def _place_mask(st, p):
+    """The cards some foundation place takes now (bit ``card``): the next card of each place.
+    A card has a place that takes it (``_found_place`` >= 0) exactly when its bit is set."""
+    decks = p[P_DECKS]
+    mask = np.int64(0)
+    for f in range(4 * decks):
+        h = np.int64(st[O_FOUND + f])
+        if h < 13:
+            mask |= np.int64(1) << ((f // decks) * 13 + h)
+    return mask
+
+
+@njit(**JIT)
 def _same_top_earlier(st, f, decks):
     """Does an earlier place of f's suit show the same top card?  (Then taking
     back from f is the same move as taking back from that place.)"""
@@ -844,10 +857,8 @@ def _gen(st, p, out, scores):
     tlen = np.int64(st[O_TLEN])
     tptr = np.int64(st[O_TPTR])
     chains = _chains_on(p)
-    payoffs = np.empty(128 if chains else 0, np.int64)
-    npay = 0
-    if chains and tlen > 0:
-        npay = _payoffs(st, p, payoffs)
+    payoffs = np.empty(0, np.int64)
+    npay = -1  # the payoffs are found when a chain is first tested
     if tlen > 0:
         if compound:
             lo = 0
@@ -855,11 +866,17 @@ def _gen(st, p, out, scores):
         else:
             lo = tptr - 1
             hi = tptr
+        # A talon card makes a move only if a place takes it or a column does: the cards of
+        # neither are passed over before their route is worked out (twenty-fourth session:
+        # with draw 1 and no pass limit every talon card has a route, and few fit anywhere).
+        fits = _place_mask(st, p) | wanted
         seen = np.int64(0)  # the cards of talon[:i] (chains: lo = 0), for _first_copy's test
         for i in range(max(lo, 0), hi):
             card = np.int64(st[O_TALON + i])
             first = not (seen >> card) & 1
             seen |= np.int64(1) << card
+            if not (fits >> card) & 1:
+                continue
             if compound:
                 d1, rec, d2 = _talon_route(tlen, tptr, np.int64(st[O_RECYC]), p[P_DRAW], p[P_PASSES], i)
                 if d1 < 0 or (p[P_REACH] and d1 + rec + d2 > p[P_REACH]):
@@ -875,6 +892,9 @@ def _gen(st, p, out, scores):
                     return -1
             if not (wanted >> card) & 1:
                 continue
+            if chains and npay < 0:
+                payoffs = np.empty(128, np.int64)
+                npay = _payoffs(st, p, payoffs)
             if chains and not _chain_can_end(card, payoffs, npay, suit_build):
                 continue
             for t in range(ncol):

@@ -232,6 +232,25 @@ def test_target_sets_are_the_cards_that_fit(variant, number, seed, steps, prune)
         assert bool(union >> card & 1) == any(fits_t)
 
 
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(variant=st.sampled_from(ALL), number=st.integers(1, 999_999), seed=st.integers(0, 2**32),
+       steps=st.integers(0, 200))
+def test_place_mask_is_the_cards_a_place_takes(variant, number, seed, steps):
+    """movegen._place_mask (the bit set that lets move generation pass over talon cards that
+    fit nowhere) holds exactly the cards _found_place finds a place for."""
+    rules = get_rules(variant)
+    layout = deal_layout(rules, number)
+    game = Game(rules, layout)
+    for tok in random_walk(rules, layout, random.Random(seed), steps):
+        game.apply(tok)
+    s = pack(game.to_layout(), rules)
+    p = kernel_params(rules)
+    mask = int(mg._place_mask(s, p))
+    assert [bool(mask >> card & 1) for card in range(52)] == [
+        mg._found_place(s, np.int64(card), p) >= 0 for card in range(52)]
+    assert mask >> 52 == 0
+
+
 def plain_auto(s, p) -> list[int]:
     """The card-by-card ``_auto`` that movegen._auto_mask replaces: every column top, cell and
     (draw 1 without stock dominance) talon card tested with _found_place and _safe in turn,
