@@ -1,6 +1,7 @@
-"""The children's fingerprints and feature keys computed column by column from the parent's
-(state._fingerprint_from, search/dfs._child_key_from) equal the full computations, for every
-child of positions along random walks in every variant and under every key switch."""
+"""The children's fingerprints, feature keys and column features computed column by column from
+the parent's (state._fingerprint_from, search/dfs._child_key_from, _features_from) equal the full
+computations, for every child of positions along random walks in every variant and under every key
+switch."""
 from __future__ import annotations
 
 import random
@@ -11,7 +12,9 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from harpsolve.deals import deal_layout
 from harpsolve.movegen import MAX_MOVES, _apply, _auto, _gen
 from harpsolve.rules import VARIANTS, get_rules
-from harpsolve.search.dfs import FS_SIZE, H_FEATURES, H_WEIGHTED, _child_key, _child_key_from, _summarise_features
+from harpsolve.search.dfs import (
+    FS_SIZE, H_FEATURES, H_WEIGHTED, _child_key, _child_key_from, _features_from, _summarise_features,
+)
 from harpsolve.state import (
     ALL_CUTS, HS_SIZE, N_WEIGHTS, O_OBLIG, P_MERGE_COLOURS, P_NCOL, _fingerprint, _fingerprint_from, _summarise_hash,
     kernel_params, pack,
@@ -43,6 +46,10 @@ def _check_children(st_, hs, p, rng):
             ncol = p[P_NCOL]
             assert (out[:2 * ncol] == mine[:2 * ncol]).all() and (out[-2:] == mine[-2:]).all()
         assert _child_key_from(child, st_, m, p, fs) == _child_key(child, m, p)
+        got, full = np.zeros(FS_SIZE, np.int64), np.zeros(FS_SIZE, np.int64)
+        _features_from(child, st_, p, fs, got)  # the child's own features, for its children
+        _summarise_features(child, p, full)
+        assert (got == full).all()
         children.append((child, out))
     return rng.choice(children) if children else (None, None)
 

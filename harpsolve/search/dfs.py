@@ -246,9 +246,26 @@ def _child_key_from(child, parent, m, p, fs):
 
 
 @njit(**JIT)
+def _features_from(child, parent, p, fs, out):
+    """``_summarise_features(child, p, out)`` for a child of ``parent`` whose column features
+    are ``fs``: a column that is the parent's (state._same_column) keeps its features, the
+    others are read again -- as ``_fingerprint_from`` does the hashes, and for the same reason:
+    the searches summarised every position they expanded in full, ~0.4 us in easy-harp
+    (twenty-fourth session), about what keying its children cost.  Nothing unless the
+    heuristic is H_FEATURES."""
+    if p[P_HEUR] != H_FEATURES:
+        return
+    for c in range(p[P_NCOL]):
+        if _same_column(child, parent, c):
+            out[4 * c], out[4 * c + 1], out[4 * c + 2], out[4 * c + 3] = fs[4 * c], fs[4 * c + 1], fs[4 * c + 2], fs[4 * c + 3]
+        else:
+            out[4 * c], out[4 * c + 1], out[4 * c + 2], out[4 * c + 3] = _column_features(child, c)
+
+
+@njit(**JIT)
 def _order_children(st, p, moves, n, scratch, keys, fs):
-    """Sort the first n moves by the key of the position each leads to (stable); ``fs``: room
-    for ``st``'s column features (FS_SIZE).
+    """Sort the first n moves by the key of the position each leads to (stable); ``fs``:
+    ``st``'s column features (``_summarise_features`` or ``_features_from``).
 
     The key is that of the position the move itself leads to, before the automatic moves that
     follow it (the search makes them when it enters the child): an order is only an order --
@@ -262,7 +279,6 @@ def _order_children(st, p, moves, n, scratch, keys, fs):
     the same unknown deals."""
     if p[P_HEUR] == H_STATIC:
         return
-    _summarise_features(st, p, fs)
     for i in range(n):
         _copy_state(scratch, st)
         _apply(scratch, moves[i], p)
@@ -296,9 +312,10 @@ def _enter_key(t1, t2, tv, st, p, h1, h2):
 
 
 @njit(**JIT)
-def _dfs(stack, hs, moves, mstart, nmoves, nxt, scores, autobuf, t1, t2, tv, ctr, p, node_slice):
-    """Search on; the moves of depth d are moves[mstart[d] : mstart[d] + nmoves[d]], and
-    ``hs[d]`` holds ``stack[d]``'s column and talon hashes (state._fingerprint_from).
+def _dfs(stack, hs, fs, moves, mstart, nmoves, nxt, scores, autobuf, t1, t2, tv, ctr, p, node_slice):
+    """Search on; the moves of depth d are moves[mstart[d] : mstart[d] + nmoves[d]],
+    ``hs[d]`` holds ``stack[d]``'s column and talon hashes (state._fingerprint_from) and
+    ``fs[d]`` its column features (``_features_from``).
 
     Move lists are stacked in one flat array (a deep path of nodes with few
     moves costs little), and keys live in ``ctr`` so a call resumes exactly.
@@ -307,7 +324,6 @@ def _dfs(stack, hs, moves, mstart, nmoves, nxt, scores, autobuf, t1, t2, tv, ctr
     nodes = ctr[C_NODES]
     scratch = np.empty_like(stack[0])
     keys = np.empty(scores.shape[0], np.int64)
-    fs = np.empty(FS_SIZE, np.int64)
     limit = nodes + node_slice
     maxd = stack.shape[0] - 1
     cap_half = t1.shape[0] // 2
@@ -352,7 +368,8 @@ def _dfs(stack, hs, moves, mstart, nmoves, nxt, scores, autobuf, t1, t2, tv, ctr
         if n < 0:
             ctr[C_INCOMPLETE] = 1
             continue
-        _order_children(child, p, mine, n, scratch, keys, fs)
+        _features_from(child, stack[d], p, fs[d], fs[d + 1])
+        _order_children(child, p, mine, n, scratch, keys, fs[d + 1])
         mstart[d + 1] = lo
         nmoves[d + 1] = n
         nxt[d + 1] = 0
@@ -362,7 +379,7 @@ def _dfs(stack, hs, moves, mstart, nmoves, nxt, scores, autobuf, t1, t2, tv, ctr
 
 
 @njit(**JIT)
-def _root(stack, hs, moves, mstart, nmoves, nxt, scores, autobuf, t1, t2, tv, ctr, p):
+def _root(stack, hs, fs, moves, mstart, nmoves, nxt, scores, autobuf, t1, t2, tv, ctr, p):
     """Prepare depth 0: safe moves, the root's fingerprint and moves.
 
     Returns the number of automatic moves made at the root (in ``autobuf``),
@@ -371,6 +388,7 @@ def _root(stack, hs, moves, mstart, nmoves, nxt, scores, autobuf, t1, t2, tv, ct
     na = _auto(stack[0], p, autobuf)
     _enter(t1, t2, tv, stack[0], p)
     _summarise_hash(stack[0], p, hs[0])
+    _summarise_features(stack[0], p, fs[0])
     ctr[C_STORED] = 1
     ctr[C_DEPTH] = 0
     mstart[0] = 0
@@ -378,7 +396,7 @@ def _root(stack, hs, moves, mstart, nmoves, nxt, scores, autobuf, t1, t2, tv, ct
     if n < 0:
         return -1
     _order_children(stack[0], p, moves[:scores.shape[0]], n, np.empty_like(stack[0]),
-                    np.empty(scores.shape[0], np.int64), np.empty(FS_SIZE, np.int64))
+                    np.empty(scores.shape[0], np.int64), fs[0])
     nmoves[0] = n
     nxt[0] = 0
     return na
@@ -405,6 +423,7 @@ class Buffers:
 
         self.stack = np.zeros((MAX_DEPTH + 1, STATE_BYTES), np.uint8)
         self.hs = np.zeros((MAX_DEPTH + 1, HS_SIZE), np.uint64)  # the stack's hashes (_dfs)
+        self.fs = np.zeros((MAX_DEPTH + 1, FS_SIZE), np.int64)   # ...and column features
         self.moves = np.zeros(MOVE_STACK, np.int64)
         self.mstart = np.zeros(MAX_DEPTH, np.int64)
         self.nmoves = np.zeros(MAX_DEPTH, np.int32)
@@ -464,7 +483,7 @@ class DfsSearch:
         self.ctr = np.zeros(C_SIZE, np.int64)
         buf.stack[0] = root
         b = buf
-        na = _root(b.stack, b.hs, b.moves, b.mstart, b.nmoves, b.nxt, b.scores, b.autobuf, b.t1, b.t2, b.tv, self.ctr, p)
+        na = _root(b.stack, b.hs, b.fs, b.moves, b.mstart, b.nmoves, b.nxt, b.scores, b.autobuf, b.t1, b.t2, b.tv, self.ctr, p)
         self.final = None  # (kernel code, reason) once the search has ended
         if _won(b.stack[0], p):
             self.ctr[C_DEPTH] = 0
@@ -511,7 +530,7 @@ class DfsSearch:
             n = next_slice(int(ctr[C_NODES]), stop, deadline is not None, NODE_SLICE)
             if n == 0:
                 return None, "nodes"
-            code = _dfs(b.stack, b.hs, b.moves, b.mstart, b.nmoves, b.nxt, b.scores, b.autobuf,
+            code = _dfs(b.stack, b.hs, b.fs, b.moves, b.mstart, b.nmoves, b.nxt, b.scores, b.autobuf,
                         b.t1, b.t2, b.tv, ctr, self.p, n)
             if code == R_GROW:
                 size = b.t1.shape[0] * 2
