@@ -208,6 +208,17 @@ def fits(s, p, card: int, t: int, first_empty: int) -> bool:
     return bool(mg._builds(np.int64(card), np.int64(s[mg.O_COLS + mg.MAXLEN * t + tl - 1]), p[mg.P_BUILD_SUIT]))
 
 
+def walked(variant: str, number: int, seed: int, steps: int):
+    """The rules and the packed position after a random walk of ``steps`` moves from deal
+    ``number``, played by the reference engine."""
+    rules = get_rules(variant)
+    layout = deal_layout(rules, number)
+    game = Game(rules, layout)
+    for tok in random_walk(rules, layout, random.Random(seed), steps):
+        game.apply(tok)
+    return rules, pack(game.to_layout(), rules)
+
+
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(variant=st.sampled_from(ALL), number=st.integers(1, 999_999), seed=st.integers(0, 2**32),
        steps=st.integers(0, 80), prune=st.booleans())
@@ -215,12 +226,7 @@ def test_target_sets_are_the_cards_that_fit(variant, number, seed, steps, prune)
     """movegen._targets (the bit sets that replace a card-by-card check in move generation)
     holds, for every column, exactly the cards that fit it -- empty columns included -- and
     their union."""
-    rules = get_rules(variant)
-    layout = deal_layout(rules, number)
-    game = Game(rules, layout)
-    for tok in random_walk(rules, layout, random.Random(seed), steps):
-        game.apply(tok)
-    s = pack(game.to_layout(), rules)
+    rules, s = walked(variant, number, seed, steps)
     p = kernel_params(rules, prune=prune)
     ncol = rules.n_columns
     first_empty = next((c for c in range(ncol) if s[mg.O_LEN + c] == 0), -1)
@@ -238,12 +244,7 @@ def test_target_sets_are_the_cards_that_fit(variant, number, seed, steps, prune)
 def test_place_mask_is_the_cards_a_place_takes(variant, number, seed, steps):
     """movegen._place_mask (the bit set that lets move generation pass over talon cards that
     fit nowhere) holds exactly the cards _found_place finds a place for."""
-    rules = get_rules(variant)
-    layout = deal_layout(rules, number)
-    game = Game(rules, layout)
-    for tok in random_walk(rules, layout, random.Random(seed), steps):
-        game.apply(tok)
-    s = pack(game.to_layout(), rules)
+    rules, s = walked(variant, number, seed, steps)
     p = kernel_params(rules)
     mask = int(mg._place_mask(s, p))
     assert [bool(mask >> card & 1) for card in range(52)] == [
