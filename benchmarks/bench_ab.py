@@ -8,7 +8,11 @@ session), more than most changes are worth, so two versions timed one after the 
 compared across different machine speeds.  Here each version runs in its own long-lived
 process (started once, kernels loaded or compiled before the clock starts) and the two solve
 the same deal in turn, the order alternating from deal to deal: a slow stretch of the machine
-hits both alike, and the ratio of their means is what the change is worth.
+hits both alike, and the ratio of their means is what the change is worth -- on a quiet machine.
+With two sweeps running beside it, the same checkout against itself gave 0.992, 1.013, 1.044,
+0.961 and 1.071 on 400-1 000 easy-harp deals (twenty-fourth session; keeping the faster of two
+solves of each deal did not help): there, a few per cent is noise.  Time small changes with the
+sweeps paused, or by the kernels' own rates (nanoseconds a node) on fixed deals.
 
 ``--a`` / ``--b``: a git revision of this repository (checked out into a temporary worktree,
 removed afterwards) or the path of a checkout.  Each process imports harpsolve from its

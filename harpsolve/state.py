@@ -512,45 +512,13 @@ def _fingerprint_from(child, parent, p, hs, out):
         ca += out[2 * c]
         cb += out[2 * c + 1]
     t = 2 * NCOL_MAX
-    free = _free_talon(p) and not p[P_EXACT_KEY]
     if child[O_TLEN] == parent[O_TLEN] and (
-            free or (child[O_TPTR] == parent[O_TPTR] and child[O_RECYC] == parent[O_RECYC])):
+            (_free_talon(p) and not p[P_EXACT_KEY])
+            or (child[O_TPTR] == parent[O_TPTR] and child[O_RECYC] == parent[O_RECYC])):
         out[t], out[t + 1] = hs[t], hs[t + 1]
-    elif free:
-        out[t], out[t + 1] = _free_talon_hash_from(child, parent, hs[t], hs[t + 1])
     else:
         out[t], out[t + 1] = _talon_hash(child, p)
     return _finish_key(child, p, ca, cb, out[t], out[t + 1])
-
-
-@njit(**JIT)
-def _free_talon_hash_from(child, parent, ta, tb):
-    """A free talon's part of the key (``_talon_hash``: a sum of one term per card and one for
-    the length) for a child whose parent's part is ``(ta, tb)``: the parent's, less the terms of
-    the cards the child's talon has lost, with the length's term changed.  The talon only
-    loses cards, the rest keeping their order (movegen._talon_take), so the child's talon is a
-    subsequence of the parent's; matching it greedily from the left leaves unmatched exactly
-    the lost cards, as a multiset (with two decks a matched copy may be the other copy of a
-    lost card: the same terms).  The walk stops at the last lost card -- before, a talon
-    play's child (easy-harp: draw 1, no pass limit) hashed its whole talon, up to 59 cards.
-    Sums wrap modulo 2**64, so the result is the full hash's, bit for bit
-    (tests/test_childkeys.py)."""
-    pl = np.int64(parent[O_TLEN])
-    cl = np.int64(child[O_TLEN])
-    ta += _mix_a(np.uint64(cl) + np.uint64(77)) - _mix_a(np.uint64(pl) + np.uint64(77))
-    tb += _mix_b(np.uint64(cl) + np.uint64(99)) - _mix_b(np.uint64(pl) + np.uint64(99))
-    lost = pl - cl
-    i = 0
-    shift = 0
-    while shift < lost:
-        if i < cl and child[O_TALON + i] == parent[O_TALON + i + shift]:
-            i += 1
-        else:
-            card = np.uint64(parent[O_TALON + i + shift])
-            ta -= _mix_a(card + np.uint64(3000))
-            tb -= _mix_b(card + np.uint64(4000))
-            shift += 1
-    return ta, tb
 
 
 def fingerprint(st: np.ndarray, params: np.ndarray) -> tuple[int, int]:

@@ -42,7 +42,7 @@ from ..state import (
     HS_SIZE, O_OBLIG, O_RECYC, O_TLEN, O_TPTR, STATE_BYTES, _copy_state, _fingerprint, _fingerprint_from,
     _summarise_hash,
 )
-from .dfs import FS_SIZE, _child_key_from, _features_from, _summarise_features
+from .dfs import FS_SIZE, _child_key_from, _summarise_features
 from .settings import next_slice
 from .tt import _claim
 
@@ -265,22 +265,17 @@ def _select(ckey, cpar, cmove, csig, nc, keep, cap):
 
 
 @njit(**JIT)
-def _beam(cur, nxt, hcur, hnxt, fcur, fnxt, ckey, cpar, cmove, csig, cap, hstart, hpar, hmove, path, t1, t2, ctr, p,
-          node_slice):
+def _beam(cur, nxt, ckey, cpar, cmove, csig, cap, hstart, hpar, hmove, path, t1, t2, ctr, p, node_slice):
     """Search on for at most ``node_slice`` children; returns a B_* code.  B_GROW: the
     table is half full (double it and call again); B_HISTORY: the history arrays are full
-    (the same).  On B_SOLVED the line is ``path[:ctr[C_PATHLEN]]``.
-
-    ``hcur[k]``/``fcur[k]``: ``cur[k]``'s hashes and column features (state._summarise_hash,
-    dfs._summarise_features), from which its children's keys cost only the columns that
-    change; a depth's kept children get theirs from their parents' (``_fingerprint_from``,
-    ``_features_from``), in ``hnxt``/``fnxt``.  Summarising each parent in full cost ~0.8 us
-    in easy-harp (twenty-fourth session), a fifth of what making its children did."""
+    (the same).  On B_SOLVED the line is ``path[:ctr[C_PATHLEN]]``."""
     width = cur.shape[0]
     moves = np.empty(MAX_MOVES, np.int64)
     scores = np.empty(MAX_MOVES, np.int32)
     autobuf = np.empty(256, np.int64)
     child = np.empty(cur.shape[1], np.uint8)
+    hs = np.empty(HS_SIZE, np.uint64)  # the parent's hashes and features: its children's
+    fs = np.empty(FS_SIZE, np.int64)   # keys cost only the columns that change
     hs_child = np.empty(HS_SIZE, np.uint64)
     d = ctr[C_DEPTH]
     i = ctr[C_PARENT]
@@ -295,8 +290,8 @@ def _beam(cur, nxt, hcur, hnxt, fcur, fnxt, ckey, cpar, cmove, csig, cap, hstart
     while d < MAX_DEPTH:
         while i < ncur:
             n = _gen(cur[i], p, moves, scores)
-            hs = hcur[i]
-            fs = fcur[i]
+            _summarise_hash(cur[i], p, hs)
+            _summarise_features(cur[i], p, fs)
             while j < n:
                 if nodes >= limit or stored >= half:
                     code = B_PAUSED if nodes >= limit else B_GROW
@@ -350,21 +345,14 @@ def _beam(cur, nxt, hcur, hnxt, fcur, fnxt, ckey, cpar, cmove, csig, cap, hstart
         ncur = _select(ckey, cpar, cmove, csig, nc, keep, cap)
         h = hstart[d + 1]
         for k in range(ncur):
-            q = cpar[k]
-            _copy_state(nxt[k], cur[q])
+            _copy_state(nxt[k], cur[cpar[k]])
             _apply(nxt[k], cmove[k], p)
             if nxt[k][O_OBLIG] == 0:
                 _auto(nxt[k], p, autobuf)
-            _fingerprint_from(nxt[k], cur[q], p, hcur[q], hnxt[k])
-            _features_from(nxt[k], cur[q], p, fcur[q], fnxt[k])
-            hpar[h + k] = q
+            hpar[h + k] = cpar[k]
             hmove[h + k] = cmove[k]
         for k in range(ncur):
             _copy_state(cur[k], nxt[k])
-            for x in range(HS_SIZE):  # loops: numba's row assignment is a slow generic copy
-                hcur[k, x] = hnxt[k, x]
-            for x in range(FS_SIZE):
-                fcur[k, x] = fnxt[k, x]
         d += 1
         hstart[d + 1] = h + ncur
         i = 0
@@ -398,12 +386,6 @@ class BeamSearch:
         self.cur = np.zeros((width, STATE_BYTES), np.uint8)
         self.nxt = np.zeros((width, STATE_BYTES), np.uint8)
         self.cur[0] = start
-        self.hcur = np.zeros((width, HS_SIZE), np.uint64)
-        self.hnxt = np.zeros((width, HS_SIZE), np.uint64)
-        self.fcur = np.zeros((width, FS_SIZE), np.int64)
-        self.fnxt = np.zeros((width, FS_SIZE), np.int64)
-        _summarise_hash(start, p, self.hcur[0])
-        _summarise_features(start, p, self.fcur[0])
         self.ckey = np.zeros(CANDIDATES * width, np.int64)
         self.cpar = np.zeros(CANDIDATES * width, np.int64)
         self.cmove = np.zeros(CANDIDATES * width, np.int64)
@@ -442,7 +424,7 @@ class BeamSearch:
 
     def nbytes(self) -> int:
         return (self.t1.nbytes + self.t2.nbytes + self.hpar.nbytes + self.hmove.nbytes + self.cur.nbytes
-                + self.nxt.nbytes + 2 * (self.hcur.nbytes + self.fcur.nbytes) + 4 * self.ckey.nbytes)
+                + self.nxt.nbytes + 4 * self.ckey.nbytes)
 
     def advance(self, nodes: int = 0, deadline: float | None = None, reserve=None):
         """Search on for at most ``nodes`` more children (0 = no limit) or until ``deadline``.
@@ -460,7 +442,7 @@ class BeamSearch:
             n = next_slice(int(ctr[C_NODES]), stop, deadline is not None, NODE_SLICE)
             if n == 0:
                 return None, "nodes"
-            code = _beam(self.cur, self.nxt, self.hcur, self.hnxt, self.fcur, self.fnxt, self.ckey, self.cpar, self.cmove, self.csig, self.cap, self.hstart,
+            code = _beam(self.cur, self.nxt, self.ckey, self.cpar, self.cmove, self.csig, self.cap, self.hstart,
                          self.hpar, self.hmove, self.path, self.t1, self.t2, ctr, self.p, n)
             if code == B_GROW or code == B_HISTORY:
                 grow = self.t1.nbytes + self.t2.nbytes if code == B_GROW else self.hpar.nbytes + self.hmove.nbytes
