@@ -3,7 +3,7 @@
     python benchmarks/bench_schedule.py klondike-3 --row relax --weights 0.5,4,8,16 --deals 1-300
     python benchmarks/bench_schedule.py klondike-3 --row relax --weights 8,16 --hard 25
     python benchmarks/bench_schedule.py big-harp --row relax --weights 0.5,8,16 --deals 1-60 --max-nodes 500000
-    python benchmarks/bench_schedule.py endless-harp --row afree-other --weights 0,4 --deals 1-200   # 0: row left out
+    python benchmarks/bench_schedule.py endless-harp --row afree-both --weights 0,20 --deals 1-200   # 0: row left out
     python benchmarks/bench_schedule.py big-harp --row beam --weights 0,32/0,32 --deals 60001-61200 --every 20 --max-nodes 2000000
 
 A setting ``W/T`` also sets the row's total (``Entry.total``: the row stops for good after T

@@ -197,25 +197,29 @@ def test_a_solutions_only_row_never_proves():
 
 
 @pytest.mark.parametrize("variant", ["klondike-3", "big-harp"])
-def test_the_second_arrangement_free_row_searches_in_the_other_order(variant):
-    """``afree-other`` is the same engine trying the move kinds in the order the rules do not
-    pick, listed for solutions only (it searches the same graph as ``afree``)."""
+def test_the_arrangement_free_row_searches_in_both_orders(variant):
+    """The portfolio's arrangement-free row (``afree-both``) runs the rules' own move order and the
+    other (``afree.other_order``) over one shared table, and may conclude both ways."""
     from harpsolve.deals import deal_layout
     from harpsolve.search import afree
 
     rules = get_rules(variant)
     pos = engine.Position(rules, deal_layout(rules, 1))
     rows = {e.engine: e for e in engine.PORTFOLIO.entries}
-    assert rows["afree"].concludes == engine.BOTH and rows["afree-other"].concludes == engine.SOLUTIONS
-    for name, order in (("afree", afree.default_order(rules)), ("afree-other", afree.other_order(rules))):
-        eng = engine.ENGINES[name](pos, engine.Memory(1 << 30))
-        try:
-            pri = eng.search.pr.q[afree.Q_PRI:afree.Q_PRI + 6]
-            assert [int(pri[k]) for k in order] == list(range(6)), name
-            out = eng.advance(2_000, None)
-            assert out.engine == name
-        finally:
-            eng.close()
+    assert rows["afree-both"].concludes == engine.BOTH and "afree" not in rows and "afree-other" not in rows
+    eng = engine.ENGINES["afree-both"](pos, engine.Memory(1 << 30))
+    try:
+        orders = [afree.default_order(rules), afree.other_order(rules)]
+        assert [name for _, name in eng.searches] == ["afree", "afree-other"]
+        for (s, _), order in zip(eng.searches, orders):
+            pri = s.pr.q[afree.Q_PRI:afree.Q_PRI + 6]
+            assert [int(pri[k]) for k in order] == list(range(6))
+            assert s.table is eng.table
+        out = eng.advance(2_000, None)
+        a, b = (s.nodes - 1 for s, _ in eng.searches)  # (each search's root counts one)
+        assert out.status != "unknown" or (a + b == eng.nodes == 2_000 and b == 2_000 * engine.OTHER_SHARE)
+    finally:
+        eng.close()
 
 
 def test_outcome_names_engine_and_proof_in_the_json():

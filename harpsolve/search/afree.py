@@ -1032,6 +1032,33 @@ def _mix(k1, k2):
 
 
 @njit(**NORC)
+def _find(t, k1, k2, one):
+    """Find or add a key in the table (``one``: one-word entries, ``k1`` the packed key, below;
+    else two-word entries, ``_insert``), by linear probing: ``slot`` if the key was there,
+    ``-1 - slot`` if it was added."""
+    if one:
+        mask = np.uint64(t.shape[0] - 1)
+        i = np.int64(_mix(k1, np.uint64(0)) & mask)
+        while True:
+            if t[i] == np.uint64(0):
+                t[i] = k1
+                return -1 - i
+            if t[i] == k1:
+                return i
+            i = (i + 1) & np.int64(mask)
+    mask = np.uint64((t.shape[0] >> 1) - 1)
+    i = np.int64(_mix(k1, k2) & mask)
+    while True:
+        if t[2 * i + 1] == np.uint64(0):
+            t[2 * i] = k1
+            t[2 * i + 1] = k2
+            return -1 - i
+        if t[2 * i] == k1 and t[2 * i + 1] == k2:
+            return i
+        i = (i + 1) & np.int64(mask)
+
+
+@njit(**NORC)
 def _insert(t, k1, k2):
     """Add a key; False if it was there.
 
@@ -1039,30 +1066,21 @@ def _insert(t, k1, k2):
     by side so that a probe reads one cache line (the table outgrows every
     cache: a probe is a memory access, and most generated children are probed
     only to find them there).  ``k2 == 0`` marks an empty slot (k2 has bit 63)."""
-    mask = np.uint64((t.shape[0] >> 1) - 1)
-    i = np.int64(_mix(k1, k2) & mask)
-    while True:
-        if t[2 * i + 1] == np.uint64(0):
-            t[2 * i] = k1
-            t[2 * i + 1] = k2
-            return True
-        if t[2 * i] == k1 and t[2 * i + 1] == k2:
-            return False
-        i = (i + 1) & np.int64(mask)
+    return _find(t, k1, k2, False) < 0
 
 
 @njit(**NORC)
 def _insert1(t, k):
     """``_insert`` for one-word keys (``Q_ONE``): ``t[i] = k``, 0 marks an empty slot (k has bit 63)."""
-    mask = np.uint64(t.shape[0] - 1)
-    i = np.int64(_mix(k, np.uint64(0)) & mask)
-    while True:
-        if t[i] == np.uint64(0):
-            t[i] = k
-            return True
-        if t[i] == k:
-            return False
-        i = (i + 1) & np.int64(mask)
+    return _find(t, k, np.uint64(0), True) < 0
+
+
+@njit(**NORC)
+def _slot_of(t, k1, k2, q):
+    """The slot of the state keyed (k1, k2), added if absent (``_find``'s sign convention)."""
+    if q[Q_ONE]:
+        return _find(t, _pack1(k1, k2, q), np.uint64(0), True)
+    return _find(t, k1, k2, False)
 
 
 @njit(**NORC)
@@ -1085,19 +1103,71 @@ def _rehash(t, n, one):
             _insert(n, t[2 * i], t[2 * i + 1])
 
 
+@njit(**JIT)
+def _rehash_flags(t, flags, n, nflags, one):
+    """``_rehash`` of a shared table: every entry moves with its flags byte."""
+    if one:
+        for i in range(t.shape[0]):
+            if t[i] != np.uint64(0):
+                nflags[-1 - _find(n, t[i], np.uint64(0), True)] = flags[i]
+        return
+    for i in range(t.shape[0] >> 1):
+        if t[2 * i + 1] != np.uint64(0):
+            nflags[-1 - _find(n, t[2 * i], t[2 * i + 1], False)] = flags[i]
+
+
+@njit(**JIT)
+def _reslot(S, depth, t, q, radix, slots):
+    """Find again the slots of the states on a stack (``S[0..depth]``) after the table grew."""
+    for k in range(depth + 1):
+        k1, k2 = _key(S[k], q, radix)
+        sl = _slot_of(t, k1, k2, q)
+        slots[k] = sl if sl >= 0 else -1 - sl
+
+
 # ---- the search --------------------------------------------------------------------
+# Searches that share a table (``Table``, ``Search(table=...)``; search/engine.py ``AfreeBoth``:
+# the rules' own move order and the other one).  Each slot has a flags byte: bit ``me`` -- search
+# ``me`` entered the state; bit ``4 + me`` -- it finished it (left it, every move tried).  A search
+# skips a child it entered itself, as a lone search does, and a child another search has
+# finished; a child another search has only entered (still on that search's stack) it enters
+# again.  Why not skip those too: the states on a search's stack are the trunk of its work, and
+# the other order's lines run into them -- skipping every entered state cost klondike-3 deal
+# 352361 7.36 M nodes instead of 1.37 M (benchmarks/README, twenty-fifth session).
+# Proof that the searches together decide as one does.  The children of a state are a function
+# of the state alone (``_moves`` reads counts derived from it; ``_step`` only keeps them up to
+# date along the stack), so it does not matter which search expands a state.  Let V be the
+# states with an "entered" bit once every search sharing the table has emptied its stack.  A
+# search leaves a state only after trying all of its moves, and each child it tried is in V: it
+# entered it, or skipped it because it had entered it or another had finished it.  So V holds
+# the root and every child of every state in V: every reachable state.  None was won, so the
+# root is lost.  One search's empty stack alone proves nothing (a state only another entered
+# may still be on the other's stack with moves untried): a search on a shared table reports its
+# end as ``unknown`` with reason SHARED_END, and its owner concludes when all of them have.
+# A solution found by any of them is a line of abstract moves from the root, as alone.
+FINISHED = 0xF0  # the four "finished" bits
+
+
 @njit(**NORC)
-def _dfs(S, moves, nmoves, nxt, t, ctr, q, cols, talon, radix, node_slice, w, child):
+def _dfs(S, moves, nmoves, nxt, t, fill, flags, slots, me, ctr, q, cols, talon, radix, node_slice, w, child):
     """Resume the depth-first search; stops after ``node_slice`` new states, to grow the table,
-    on a win (``ctr[C_DEPTH]`` = the won state's depth) or when exhausted."""
+    on a win (``ctr[C_DEPTH]`` = the won state's depth) or when exhausted.  ``fill[0]``: the
+    states in the table ``t``.  ``me`` >= 0: the search's number on a shared table, whose flags
+    are ``flags`` (the stack's slots in ``slots``); -1: a lone search (``flags``, ``slots``
+    unused)."""
     stop = ctr[C_NODES] + node_slice
     depth = ctr[C_DEPTH]
     cap = t.shape[0] >> (1 - q[Q_ONE])
+    mine = np.uint8(1 << me) if me >= 0 else np.uint8(0)
+    done_mine = np.uint8(16 << me) if me >= 0 else np.uint8(0)
+    done_other = np.uint8(FINISHED - (16 << me)) if me >= 0 else np.uint8(0)
     while depth >= 0:
         if nxt[depth] >= nmoves[depth]:
+            if me >= 0:
+                flags[slots[depth]] |= done_mine
             depth -= 1
             continue
-        if 2 * (ctr[C_STORED] + 1) > cap:
+        if 2 * (fill[0] + 1) > cap:
             ctr[C_DEPTH] = depth
             return R_GROW
         m = moves[depth * MAX_MOVES + nxt[depth]]
@@ -1109,8 +1179,22 @@ def _dfs(S, moves, nmoves, nxt, t, ctr, q, cols, talon, radix, node_slice, w, ch
             ctr[C_DEPTH] = depth + 1
             return R_SOLVED
         k1, k2 = _key(child, q, radix)
-        if not _add(t, k1, k2, q):
-            continue
+        sl = 0
+        if me < 0:
+            if not _add(t, k1, k2, q):
+                continue
+            fill[0] += 1
+        else:
+            sl = _slot_of(t, k1, k2, q)
+            if sl >= 0:
+                f = flags[sl]
+                if (f & mine) or (f & done_other):
+                    continue
+                flags[sl] = f | mine
+            else:
+                sl = -1 - sl
+                flags[sl] = mine
+                fill[0] += 1
         _sync(S, q, cols, talon, w, depth)  # (before S[depth + 1] is overwritten: it may be needed)
         for k in range(S_SIZE):
             S[depth + 1, k] = child[k]
@@ -1128,6 +1212,8 @@ def _dfs(S, moves, nmoves, nxt, t, ctr, q, cols, talon, radix, node_slice, w, ch
             ctr[C_INCOMPLETE] = 1
             n = MAX_MOVES
         depth += 1
+        if me >= 0:
+            slots[depth] = sl
         nmoves[depth] = n
         nxt[depth] = 0
         if depth > ctr[C_MAXDEPTH]:
@@ -1140,9 +1226,18 @@ def _dfs(S, moves, nmoves, nxt, t, ctr, q, cols, talon, radix, node_slice, w, ch
 
 
 @njit(**JIT)
-def _root(S, moves, nmoves, nxt, t, ctr, q, cols, talon, radix, w):
+def _root(S, moves, nmoves, nxt, t, fill, flags, slots, me, ctr, q, cols, talon, radix, w):
     k1, k2 = _key(S[0], q, radix)
-    _add(t, k1, k2, q)
+    if me < 0:
+        if _add(t, k1, k2, q):
+            fill[0] += 1
+    else:
+        sl = _slot_of(t, k1, k2, q)
+        if sl < 0:
+            sl = -1 - sl
+            fill[0] += 1
+        flags[sl] |= np.uint8(1 << me)
+        slots[0] = sl
     ctr[C_STORED] = 1
     ctr[C_NODES] = 1
     n = _gen(S[0], q, cols, talon, w, moves, 0, MAX_MOVES)
@@ -1271,15 +1366,63 @@ def decode(m: int) -> tuple:
     return int(m) & 7, (int(m) >> 3) & 511, (int(m) >> 12) & 1023
 
 
+class Table:
+    """The table of the states a search has entered, which several searches of one problem may
+    share (``shared``; at most 4): ``t`` the entries (``_insert`` / ``_insert1``), ``fill[0]``
+    how many, ``words`` a state's words, ``flags`` one byte a slot for shared searches (see
+    ``_dfs``), ``generation`` how many times it grew (a shared search finds its stack's slots
+    again after another grew it)."""
+
+    def __init__(self, words: int = 0, shared: bool = False):
+        self.words, self.shared = words, shared
+        self.t = np.zeros(words * INITIAL_TABLE, np.uint64)
+        self.fill = np.zeros(1, np.int64)
+        self.flags = np.zeros(INITIAL_TABLE if shared else 1, np.uint8)
+        self.generation = 0
+        self.members = 0
+
+    def join(self, words: int) -> int:
+        """A number for one more search sharing the table (its bits in ``flags``), whose states
+        take ``words`` words (the first search to join sets it, for a table made without)."""
+        if not self.shared or self.members >= 4:
+            raise ValueError("a table is shared by at most 4 searches, made with shared=True")
+        if not self.words:
+            self.words = words
+            self.t = np.zeros(words * INITIAL_TABLE, np.uint64)
+        if words != self.words:
+            raise ValueError("a shared table holds the states of one problem")
+        self.members += 1
+        return self.members - 1
+
+    def nbytes(self) -> int:
+        return self.t.nbytes + (self.flags.nbytes if self.shared else 0)
+
+    def grow(self, q) -> None:
+        grown = np.zeros(2 * self.t.shape[0], np.uint64)
+        if self.shared:
+            flags = np.zeros(2 * self.flags.shape[0], np.uint8)
+            _rehash_flags(self.t, self.flags, grown, flags, bool(q[Q_ONE]))
+            self.flags = flags
+        else:
+            _rehash(self.t, grown, q[Q_ONE])
+        self.t = grown
+        self.generation += 1
+
+
+# A search on a shared table ends as ``unknown`` with this reason (see ``_dfs``: no proof alone).
+SHARED_END = "exhausted, shared"
+
+
 class Search:
     """One resumable search: ``advance`` runs it on for a number of nodes and says where it is.
 
     The stack, move lists and table live here, so a schedule can give the
-    search slices in turn (search/engine.py) without losing work.
+    search slices in turn (search/engine.py) without losing work.  ``table``: a ``Table``
+    shared with other searches of the same rules and layout (see SHARED_END).
     """
 
     def __init__(self, rules, layout, safe: bool = True, order=None, defer: bool = True,
-                 concretise: bool = True, one_word: bool = True):
+                 concretise: bool = True, one_word: bool = True, table: "Table | None" = None):
         self.rules, self.layout = rules, layout
         # False: a win is reported with its abstract moves only, no tokens -- for a weaker game
         # (search/engine.py, Relax), whose win proves nothing and is dropped, so turning it
@@ -1305,14 +1448,25 @@ class Search:
             self.result = self._solution()
             return
         words = 1 if pr.q[Q_ONE] else 2  # words a table entry takes (_pack1)
-        self.t = np.zeros(words * INITIAL_TABLE, np.uint64)
+        self.shared = table is not None
+        self.table = table if table is not None else Table(words)
+        # a shared search's number on the table and its stack's slots (``_dfs``); -1 alone
+        self.me = self.table.join(words) if self.shared else -1
+        self.slots = np.zeros(MAX_DEPTH + 1 if self.shared else 1, np.int64)
+        self.generation = self.table.generation
         self.w, self.child = work(pr.talon, int(pr.q[Q_TLEN])), np.empty(S_SIZE, np.int64)
-        _root(self.S, self.moves, self.nmoves, self.nxt, self.t, self.ctr, pr.q, pr.cols, pr.talon,
-              pr.radix, self.w)
+        tab = self.table
+        _root(self.S, self.moves, self.nmoves, self.nxt, tab.t, tab.fill, tab.flags, self.slots, self.me, self.ctr,
+              pr.q, pr.cols, pr.talon, pr.radix, self.w)
         self._count()
 
+    @property
+    def t(self):
+        table = getattr(self, "table", None)
+        return None if table is None else table.t
+
     def table_bytes(self) -> int:
-        t = getattr(self, "t", None)
+        t = self.t
         return 0 if t is None else t.shape[0] * 8
 
     def _count(self):
@@ -1336,17 +1490,21 @@ class Search:
             slice_ = next_slice(int(self.ctr[C_NODES]), stop, deadline is not None, NODE_SLICE)
             if slice_ == 0:
                 return self._unknown("nodes")
-            code = _dfs(self.S, self.moves, self.nmoves, self.nxt, self.t, self.ctr, pr.q, pr.cols,
-                        pr.talon, pr.radix, slice_, self.w, self.child)
+            tab = self.table
+            if self.shared and self.generation != tab.generation:  # another search grew the table
+                _reslot(self.S, int(self.ctr[C_DEPTH]), tab.t, pr.q, pr.radix, self.slots)
+                self.generation = tab.generation
+            code = _dfs(self.S, self.moves, self.nmoves, self.nxt, tab.t, tab.fill, tab.flags, self.slots, self.me,
+                        self.ctr, pr.q, pr.cols, pr.talon, pr.radix, slice_, self.w, self.child)
             self._count()
             if code == R_GROW:
-                cap = self.t.shape[0]  # words: twice as many
-                if reserve is not None and not reserve(cap * 8):
+                if reserve is not None and not reserve(tab.nbytes()):  # (twice as many words)
                     self.result = self._unknown("memory")
                     return self.result
-                grown = np.zeros(2 * cap, np.uint64)
-                _rehash(self.t, grown, pr.q[Q_ONE])
-                self.t = grown
+                tab.grow(pr.q)
+                if self.shared:
+                    _reslot(self.S, int(self.ctr[C_DEPTH]), tab.t, pr.q, pr.radix, self.slots)
+                    self.generation = tab.generation
                 continue
             if code == R_SOLVED:
                 self.result = self._solution()
@@ -1354,6 +1512,8 @@ class Search:
             if code == R_EXHAUSTED:
                 if self.ctr[C_INCOMPLETE]:
                     self.result = self._unknown("depth")
+                elif self.shared:
+                    self.result = self._unknown(SHARED_END)
                 else:
                     self.result = AfreeResult("unsolvable", proof=PROOF, nodes=self.nodes, states=self.states)
                 return self.result
@@ -1395,5 +1555,5 @@ def run(rules, layout, *, max_nodes: int = 0, deadline: float | None = None,
     s = Search(rules, layout, safe, order, defer)
     r = s.advance(max_nodes, deadline=deadline, reserve=lambda nbytes: nbytes <= max_memory)
     if r.reason in ("nodes", "time"):
-        s.t = None  # paused for good: let the table go
+        s.table = None  # paused for good: let the table go
     return r
