@@ -141,6 +141,7 @@ def test_the_pair_concludes_only_when_both_searches_have_ended():
     layout = deal_layout(rules, 7)  # solved, in some 34 000 states
     eng = engine.AfreeBoth(engine.Position(rules, layout), engine.Memory(1 << 30))
     try:
+        eng.advance(100, None)  # (the other order's search is made at its first turn)
         other = eng.searches[1][0]
         other.result = afree.AfreeResult("unknown", nodes=other.nodes, reason=afree.SHARED_END)
         out = eng.advance(100, None)

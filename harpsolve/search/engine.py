@@ -417,31 +417,48 @@ class AfreeBoth(Engine):
         from . import afree
 
         rules = pos.rules
-        self.searches, self.final = [], None
+        self.final = None
         self.table = afree.Table(shared=True)  # (its words set by the first search)
-        for order, name in ((afree.default_order(rules), Afree.name), (afree.other_order(rules), AfreeOther.name)):
-            s = afree.Search(rules, pos.layout, order=order, table=self.table)
-            if s.result is not None:
-                # won at the root, or not a position of the abstraction (a talon too long for the key...)
-                self.done = True
-                if s.result.status == "solved":
-                    self.final = Outcome("solved", name, tokens=s.result.tokens)
-                return
-            self.searches.append((s, name))
+        # (search, name); the other order's search is made at its first turn, as its row was: a
+        # deal the first order decides in its first share never pays for a second search's set-up
+        self.orders = [(afree.default_order(rules), Afree.name), (afree.other_order(rules), AfreeOther.name)]
+        self.searches = []
+        self._start(0)
+
+    def _start(self, k):
+        from . import afree
+
+        order, name = self.orders[k]
+        s = afree.Search(self.pos.rules, self.pos.layout, order=order, table=self.table)
+        self.searches.append((s, name))
+        if s.result is not None:
+            # won at the root, or not a position of the abstraction (a talon too long for the key...)
+            self.done = True
+            if s.result.status == "solved":
+                self.final = Outcome("solved", name, tokens=s.result.tokens)
+            else:
+                self.final = Outcome("unknown", self.name, reason=s.result.reason)
 
     def advance(self, nodes, deadline):
         from . import afree
 
         if self.final is not None:
             return self.final
-        live = [(s, name) for s, name in self.searches if s.result is None]
         reserve = self.memory.reserve_for(self.name)
         out = None
-        for k, (s, name) in enumerate(live):
+        for k in range(len(self.orders)):
+            if k == len(self.searches):
+                self._start(k)
+                if self.final is not None:
+                    return self.final
+            s, name = self.searches[k]
+            if s.result is not None:
+                continue
+            live = sum(1 for j, (o, _) in enumerate(self.searches) if o.result is None) + len(self.orders) - len(self.searches)
             other = name == AfreeOther.name
             if not nodes:
                 share = 0
-            elif len(live) == 1:
+            elif live == 1:
                 share = nodes
             else:
                 share = max(1, int(nodes * OTHER_SHARE)) if other else nodes - max(1, int(nodes * OTHER_SHARE))
@@ -456,6 +473,8 @@ class AfreeBoth(Engine):
             out = r
             if deadline is not None and time.perf_counter() > deadline:
                 break
+        if len(self.searches) < len(self.orders):
+            return Outcome("unknown", self.name, nodes=self.nodes, states=self.states, reason="time")
         ends = [s.result.reason if s.result is not None else None for s, _ in self.searches]
         if all(e == afree.SHARED_END for e in ends):
             self.done = True
