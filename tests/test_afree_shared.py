@@ -107,7 +107,7 @@ def test_one_search_on_a_shared_table_proves_nothing_alone():
 
 
 def test_the_flags_byte_moves_with_its_entry():
-    """``_rehash_flags``: after the table grows, each state's flags are found at its new slot."""
+    """``_rehash`` of a shared table: after it grows, each state's flags are found at its new slot."""
     import numpy as np
 
     rules = get_rules("klondike-3")

@@ -1092,28 +1092,21 @@ def _add(t, k1, k2, q):
 
 
 @njit(**JIT)
-def _rehash(t, n, one):
+def _rehash(t, n, one, flags, nflags, shared):
+    """Move every entry of ``t`` into the bigger table ``n``; with ``shared``, each with its
+    flags byte (``flags`` -> ``nflags``, see ``_dfs``)."""
     if one:
         for i in range(t.shape[0]):
             if t[i] != np.uint64(0):
-                _insert1(n, t[i])
+                s = -1 - _find(n, t[i], np.uint64(0), True)
+                if shared:
+                    nflags[s] = flags[i]
         return
     for i in range(t.shape[0] >> 1):
         if t[2 * i + 1] != np.uint64(0):
-            _insert(n, t[2 * i], t[2 * i + 1])
-
-
-@njit(**JIT)
-def _rehash_flags(t, flags, n, nflags, one):
-    """``_rehash`` of a shared table: every entry moves with its flags byte."""
-    if one:
-        for i in range(t.shape[0]):
-            if t[i] != np.uint64(0):
-                nflags[-1 - _find(n, t[i], np.uint64(0), True)] = flags[i]
-        return
-    for i in range(t.shape[0] >> 1):
-        if t[2 * i + 1] != np.uint64(0):
-            nflags[-1 - _find(n, t[2 * i], t[2 * i + 1], False)] = flags[i]
+            s = -1 - _find(n, t[2 * i], t[2 * i + 1], False)
+            if shared:
+                nflags[s] = flags[i]
 
 
 @njit(**JIT)
@@ -1399,13 +1392,9 @@ class Table:
 
     def grow(self, q) -> None:
         grown = np.zeros(2 * self.t.shape[0], np.uint64)
-        if self.shared:
-            flags = np.zeros(2 * self.flags.shape[0], np.uint8)
-            _rehash_flags(self.t, self.flags, grown, flags, bool(q[Q_ONE]))
-            self.flags = flags
-        else:
-            _rehash(self.t, grown, q[Q_ONE])
-        self.t = grown
+        flags = np.zeros(2 * self.flags.shape[0] if self.shared else 1, np.uint8)
+        _rehash(self.t, grown, bool(q[Q_ONE]), self.flags, flags, self.shared)
+        self.t, self.flags = grown, flags
         self.generation += 1
 
 
@@ -1459,15 +1448,6 @@ class Search:
         _root(self.S, self.moves, self.nmoves, self.nxt, tab.t, tab.fill, tab.flags, self.slots, self.me, self.ctr,
               pr.q, pr.cols, pr.talon, pr.radix, self.w)
         self._count()
-
-    @property
-    def t(self):
-        table = getattr(self, "table", None)
-        return None if table is None else table.t
-
-    def table_bytes(self) -> int:
-        t = self.t
-        return 0 if t is None else t.shape[0] * 8
 
     def _count(self):
         self.nodes, self.states = int(self.ctr[C_NODES]), int(self.ctr[C_STORED])

@@ -439,6 +439,17 @@ class AfreeBoth(Engine):
             else:
                 self.final = Outcome("unknown", self.name, reason=s.result.reason)
 
+    def _share(self, k, nodes):
+        """Order ``k``'s part of an advance of ``nodes`` (0: no limit): OTHER_SHARE for the other
+        order, the rest for the first; all of it once the other order has ended."""
+        if not nodes:
+            return 0
+        j = 1 - k
+        if j < len(self.searches) and self.searches[j][0].result is not None:
+            return nodes
+        other = max(1, int(nodes * OTHER_SHARE))
+        return other if k == 1 else nodes - other
+
     def advance(self, nodes, deadline):
         from . import afree
 
@@ -454,16 +465,8 @@ class AfreeBoth(Engine):
             s, name = self.searches[k]
             if s.result is not None:
                 continue
-            live = sum(1 for j, (o, _) in enumerate(self.searches) if o.result is None) + len(self.orders) - len(self.searches)
-            other = name == AfreeOther.name
-            if not nodes:
-                share = 0
-            elif live == 1:
-                share = nodes
-            else:
-                share = max(1, int(nodes * OTHER_SHARE)) if other else nodes - max(1, int(nodes * OTHER_SHARE))
             before = s.nodes
-            r = s.advance(share, deadline=deadline, reserve=reserve)
+            r = s.advance(self._share(k, nodes), deadline=deadline, reserve=reserve)
             self.nodes += s.nodes - before
             if r.status == "solved" or (r.status == "unknown" and r.reason == "concretise"):
                 self.done = True
