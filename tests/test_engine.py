@@ -64,11 +64,11 @@ def test_under_a_pass_limit_the_beams_run_before_the_restarts(variant):
 
 
 @pytest.mark.parametrize("variant,share", [("easy-harp", (32.0, 0)), ("harp", (512.0, 0)), ("bakers-game", (32.0, 0)),
-                                           ("big-harp", (512.0, 0)), ("endless-harp", None),
+                                           ("big-harp", (512.0, engine.RUNS_BEAM_TOTAL)), ("endless-harp", None),
                                            ("klondike-1", None), ("klondike-3", None)])
 def test_each_game_gets_its_beam_row(variant, share):
     """The beam rows split by rules fields: single cards without a pass limit, any game with
-    one, none where runs move without one."""
+    one (stopped at RUNS_BEAM_TOTAL where runs move), none where runs move without one."""
     from harpsolve.deals import deal_layout
 
     rules = get_rules(variant)

@@ -900,6 +900,22 @@ ENGINES = {e.name: e for e in (DeadEnd, Dfs, FastDfs, Climb, WAStar, Afree, Afre
 # it) mean 6.40 -> 5.97 s, mean nodes 4.53 -> 4.12 M, the same engines deciding.  The
 # single-card games keep them whole: there they are the main solution finder.
 RUNS_RESTARTS_TOTAL = 100_000
+# Where runs move under a pass limit (big-harp) the beams stop for good after RUNS_BEAM_TOTAL
+# nodes and leave the rest of the budget to the arrangement-free engine (twenty-sixth session).
+# The beams win nearly every deal there, most at width 16 in tens of thousands of nodes, and
+# keep doing so up to width 256 (about 6 000 000 nodes: widths 16 and 64 of the three
+# STOCK_SETS, then width 256 of sets 8 and 9); past that, on the deals still open, the
+# arrangement-free engine wins where wider beams do not -- alone at 20 000 000 nodes it won 9
+# of 10 big-harp deals that the portfolio at 2 000 000 and beams alone at 10 000 000 had left
+# unknown, in 0.26-5.9 M nodes.  bench_schedule.py big-harp --row beam --weights
+# 512/0,512/T --max-nodes 10000000 (the sweeps partly paused), unknown by total T (0: none):
+# 35 deals the 10 000 000-node beams left unknown (every third of 100 001-185 386): 0: 31,
+# 2 M: 15, 4 M: 16, 6 M: 18 (a proof among them: 124691, arrangement-free exhaustion); 36
+# deals the beams won at 2-10 M nodes (every 20th of 100 001-178 061): 0: 0, 2 M: 6, 4 M: 2,
+# 6 M: 0, 8 M: 0, mean 2.22 / 3.58 / 2.30 / 2.27 / 2.39 s.  The deals before need no more
+# than the first widths: the total changes nothing for them.  The single-card games with a
+# pass limit (harp) have no arrangement-free engine: their beams go on.
+RUNS_BEAM_TOTAL = 6_000_000
 # The arrangement-free engine's two move orders are one row over one table since the
 # twenty-fifth session (AfreeBoth): their 16 and 4 shares as before, 20 in all, split by
 # OTHER_SHARE within each advance.
@@ -908,7 +924,8 @@ PORTFOLIO = Schedule("portfolio", "rounds", (
     Entry("wastar", BOTH, 0.0, WASTAR_MAX_NODES),
     Entry("climb", SOLUTIONS, 1.0, column_moves="runs"),
     Entry("afree-both", BOTH, 20.0),
-    Entry("beam", SOLUTIONS, 512.0, passes="limited"),
+    Entry("beam", SOLUTIONS, 512.0, column_moves="single", passes="limited"),
+    Entry("beam", SOLUTIONS, 512.0, column_moves="runs", passes="limited", total=RUNS_BEAM_TOTAL),
     Entry("restarts", BOTH, 4.0, column_moves="single"),
     Entry("restarts", BOTH, 4.0, column_moves="runs", total=RUNS_RESTARTS_TOTAL),
     Entry("beam", SOLUTIONS, 32.0, column_moves="single", passes="unlimited"),
