@@ -253,3 +253,40 @@ def test_portfolio_rows_sim_replays_every_row(tmp_path, capsys):
     climb = next(i for i, e in enumerate(engine.PORTFOLIO.entries) if e.engine == "climb")
     with pytest.raises(SystemExit):
         bench.main(["replay-rows", str(runs), "--variant", "klondike-3", "--set", f"{climb}=2"])
+
+
+def test_tables_check_orders_the_games_by_their_rules_and_flags_a_contradiction(tmp_path, capsys):
+    """check_tables.py pairs the games by their rules fields (every move of the stronger game
+    exists in the weaker; scoring allows no move), and exits 1 when a deal solved in the
+    stronger game's table is proved unsolvable in the weaker one's.  Forged tables: klondike-3
+    deal 21 solved against klondike-1 deal 21 unsolvable is a contradiction; the other way
+    round is not (a deal lost under draw 3 may be won under draw 1), and a klondike-3 deal
+    unknown where klondike-1 proves it is reported as one the stronger table could take."""
+    from harpsolve.rules import VARIANTS, get_rules
+    from harpsolve.search.settings import SearchSettings
+    from harpsolve.sweep import store
+    from harpsolve.sweep.schema import make_row
+
+    check = _script("check_tables")
+    assert sorted(check.ordered_pairs(list(VARIANTS))) == [
+        ("big-harp", "endless-harp"), ("harp", "easy-harp"), ("klondike-3", "klondike-1")]
+
+    def tables(root, k3, k1):
+        for name, rows in (("klondike-3", k3), ("klondike-1", k1)):
+            rules = get_rules(name)
+            f = root / name
+            f.mkdir(parents=True)
+            made = [make_row(rules, d, SearchSettings(), st, engine="dfs",
+                             solution_length=9 if st == "solved" else None) for d, st in rows]
+            store.write_atomic(store.make_table(made, [], store.rules_meta(rules)), str(f))
+        return str(root)
+
+    ok = tables(tmp_path / "ok", [(21, "unsolvable"), (22, "unknown"), (23, "solved")],
+                [(21, "solved"), (22, "unsolvable"), (23, "solved")])
+    assert check.main(["--results", ok]) == 0
+    out = capsys.readouterr().out
+    assert "klondike-3 (stronger) against klondike-1: 3 deals in both tables, 2 decided in both" in out
+    assert "1 unknown in klondike-3 and proved unsolvable in klondike-1: [22]" in out and "contradictions 0" in out
+    bad = tables(tmp_path / "bad", [(21, "solved")], [(21, "unsolvable")])
+    assert check.main(["--results", bad]) == 1
+    assert "CONTRADICTION: deal 21 is solved in klondike-3 and proved unsolvable in klondike-1" in capsys.readouterr().out

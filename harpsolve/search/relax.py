@@ -450,10 +450,12 @@ def relaxations(rules: Rules) -> list[Relaxation]:
 
 
 def _includes(bigger: Rules, smaller: Rules) -> bool:
-    """Does every move of ``smaller`` exist in ``bigger`` (field by field, by _more_permissive)?"""
+    """Does every move of ``smaller`` exist in ``bigger`` (field by field, by _more_permissive)?
+    ``scoring`` is left out: it counts points and allows no move (easy-harp scores, harp does
+    not, and every move of harp exists in easy-harp)."""
     from ..rules import RULE_FIELDS
 
-    return all(_more_permissive(f, getattr(smaller, f), getattr(bigger, f)) for f in RULE_FIELDS)
+    return all(_more_permissive(f, getattr(smaller, f), getattr(bigger, f)) for f in RULE_FIELDS if f != "scoring")
 
 
 @dataclass
