@@ -381,8 +381,8 @@ class Relaxation:
 
 def _more_permissive(field: str, old, new) -> bool:
     """Is ``new`` a value of ``field`` that allows every move ``old`` allows (or the same)?"""
-    if old == new:
-        return True
+    if old == new or field == "scoring":
+        return True  # (scoring counts points and allows no move: harp, unscored, is in easy-harp)
     if field == "draw":
         return new == 1 and old > 1
     if field == "passes":
@@ -450,12 +450,10 @@ def relaxations(rules: Rules) -> list[Relaxation]:
 
 
 def _includes(bigger: Rules, smaller: Rules) -> bool:
-    """Does every move of ``smaller`` exist in ``bigger`` (field by field, by _more_permissive)?
-    ``scoring`` is left out: it counts points and allows no move (easy-harp scores, harp does
-    not, and every move of harp exists in easy-harp)."""
+    """Does every move of ``smaller`` exist in ``bigger`` (field by field, by _more_permissive)?"""
     from ..rules import RULE_FIELDS
 
-    return all(_more_permissive(f, getattr(smaller, f), getattr(bigger, f)) for f in RULE_FIELDS if f != "scoring")
+    return all(_more_permissive(f, getattr(smaller, f), getattr(bigger, f)) for f in RULE_FIELDS)
 
 
 @dataclass
