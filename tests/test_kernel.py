@@ -317,6 +317,33 @@ def test_auto_moves_by_mask_are_the_card_by_card_ones(variant, seed, left, takeb
     assert np.array_equal(a, b)
 
 
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(variant=st.sampled_from(ALL), number=st.integers(1, 999_999), seed=st.integers(0, 2**32),
+       steps=st.integers(0, 200), left=st.integers(0, 52), dominance=st.booleans())
+def test_auto_of_a_child_from_its_parents_mask(variant, number, seed, steps, left, dominance):
+    """movegen._auto_child, which reuses the parent's ``_auto_mask`` when a move left the
+    foundations as they were, makes ``_auto``'s moves and position for every child of random
+    positions (walks from a deal, and endgames, where cards go home)."""
+    rules, walk = walked(variant, number, seed, steps)
+    for s in (walk, pack(endgame(rules, random.Random(seed), max(left, 4)), rules)):
+        p = kernel_params(rules, dominance=dominance)
+        home = mg._auto_mask(s, p)
+        moves = np.zeros(mg.MAX_MOVES, np.int64)
+        n = mg._gen(s, p, moves, np.zeros(mg.MAX_MOVES, np.int32))
+        for m in moves[:n]:
+            a = s.copy()
+            mg._apply(a, m, p)
+            b = a.copy()
+            out_a, out_b = np.zeros(256, np.int64), np.zeros(256, np.int64)
+            mg._auto(a, p, out_a)
+            for known in (home, -1):  # the parent's mask found, or not yet
+                b2 = b.copy()
+                out_b = np.zeros(256, np.int64)
+                assert mg._auto_child(b2, s, p, out_b, known) in (home, -1)
+                assert np.array_equal(out_a, out_b)  # the same moves (a move is never 0)
+                assert np.array_equal(a, b2)
+
+
 def test_target_sets_on_empty_columns():
     """The empty-column case, which random walks rarely reach: a king fits the first empty
     column (every empty one without pruning), other ranks only where any card may go."""

@@ -27,7 +27,7 @@ def root_moves(rules, layout, p):
     b.fresh_table()
     ctr = np.zeros(dfs.C_SIZE, np.int64)
     b.stack[0] = pack(layout, rules)
-    n = dfs._root(b.stack, b.hs, b.fs, b.moves, b.mstart, b.nmoves, b.nxt, b.scores, b.autobuf, b.t1, b.t2, b.tv,
+    n = dfs._root(b.stack, b.hs, b.fs, b.home, b.moves, b.mstart, b.nmoves, b.nxt, b.scores, b.autobuf, b.t1, b.t2, b.tv,
                   ctr, p)
     assert n >= 0
     return [int(m) for m in b.moves[:b.nmoves[0]]]

@@ -37,7 +37,7 @@ import numpy as np
 from numba import njit
 
 from ..config import JIT
-from ..movegen import MAX_MOVES, _apply, _auto, _gen, _won
+from ..movegen import MAX_MOVES, _apply, _auto, _auto_child, _gen, _won
 from ..state import (
     HS_SIZE, O_OBLIG, O_RECYC, O_TLEN, O_TPTR, STATE_BYTES, _copy_state, _fingerprint, _fingerprint_from,
     _summarise_hash,
@@ -292,6 +292,7 @@ def _beam(cur, nxt, ckey, cpar, cmove, csig, cap, hstart, hpar, hmove, path, t1,
             n = _gen(cur[i], p, moves, scores)
             _summarise_hash(cur[i], p, hs)
             _summarise_features(cur[i], p, fs)
+            home = np.int64(-1)  # the parent's _auto_mask, found when a child first needs it
             while j < n:
                 if nodes >= limit or stored >= half:
                     code = B_PAUSED if nodes >= limit else B_GROW
@@ -301,7 +302,7 @@ def _beam(cur, nxt, ckey, cpar, cmove, csig, cap, hstart, hpar, hmove, path, t1,
                 _copy_state(child, cur[i])
                 _apply(child, m, p)
                 if child[O_OBLIG] == 0:
-                    _auto(child, p, autobuf)
+                    home = _auto_child(child, cur[i], p, autobuf, home)
                 nodes += 1
                 if _won(child, p):
                     path[d] = m

@@ -41,7 +41,7 @@ import numpy as np
 from numba import njit
 
 from ..config import JIT
-from ..movegen import M_TALON_COL, M_TALON_FOUND, _apply, _auto, _gen, _kind, _sort_by_key, _won
+from ..movegen import M_TALON_COL, M_TALON_FOUND, _apply, _auto, _auto_child, _gen, _kind, _sort_by_key, _won
 from ..state import (
     MAXLEN, NCOL_MAX, O_COLS, O_DOWN, O_FOUND, O_LEN, O_OBLIG, O_RECYC, O_TLEN, O_TPTR, P_DECKS, P_DOMINANCE, P_HEUR,
     P_NCOL, P_NOISE, P_PASSES, P_SEED, P_W0, _copy_state, _fingerprint, _fingerprint_from, _mix_a, _same_column,
@@ -320,10 +320,11 @@ def _enter_key(t1, t2, tv, st, p, h1, h2):
 
 
 @njit(**JIT)
-def _dfs(stack, hs, fs, moves, mstart, nmoves, nxt, scores, autobuf, t1, t2, tv, ctr, p, node_slice):
+def _dfs(stack, hs, fs, home, moves, mstart, nmoves, nxt, scores, autobuf, t1, t2, tv, ctr, p, node_slice):
     """Search on; the moves of depth d are moves[mstart[d] : mstart[d] + nmoves[d]],
     ``hs[d]`` holds ``stack[d]``'s column and talon hashes (state._fingerprint_from) and
-    ``fs[d]`` its column features (``_features_from``).
+    ``fs[d]`` its column features (``_features_from``), ``home[d]`` its ``_auto_mask``
+    (its children's automatic moves: movegen._auto_child) or -1 until one needs it.
 
     Move lists are stacked in one flat array (a deep path of nodes with few
     moves costs little), and keys live in ``ctr`` so a call resumes exactly.
@@ -353,7 +354,7 @@ def _dfs(stack, hs, fs, moves, mstart, nmoves, nxt, scores, autobuf, t1, t2, tv,
         _copy_state(child, stack[d])
         _apply(child, m, p)
         if child[O_OBLIG] == 0:
-            _auto(child, p, autobuf)
+            home[d] = _auto_child(child, stack[d], p, autobuf, home[d])
         nodes += 1
         if _won(child, p):
             ctr[C_DEPTH] = d + 1
@@ -377,6 +378,7 @@ def _dfs(stack, hs, fs, moves, mstart, nmoves, nxt, scores, autobuf, t1, t2, tv,
             ctr[C_INCOMPLETE] = 1
             continue
         _features_from(child, stack[d], p, fs[d], fs[d + 1])
+        home[d + 1] = -1  # not found yet (a mask is a set of 52 bits: never negative)
         _order_children(child, p, mine, n, scratch, keys, fs[d + 1])
         mstart[d + 1] = lo
         nmoves[d + 1] = n
@@ -387,7 +389,7 @@ def _dfs(stack, hs, fs, moves, mstart, nmoves, nxt, scores, autobuf, t1, t2, tv,
 
 
 @njit(**JIT)
-def _root(stack, hs, fs, moves, mstart, nmoves, nxt, scores, autobuf, t1, t2, tv, ctr, p):
+def _root(stack, hs, fs, home, moves, mstart, nmoves, nxt, scores, autobuf, t1, t2, tv, ctr, p):
     """Prepare depth 0: safe moves, the root's fingerprint and moves.
 
     Returns the number of automatic moves made at the root (in ``autobuf``),
@@ -397,6 +399,7 @@ def _root(stack, hs, fs, moves, mstart, nmoves, nxt, scores, autobuf, t1, t2, tv
     _enter(t1, t2, tv, stack[0], p)
     _summarise_hash(stack[0], p, hs[0])
     _summarise_features(stack[0], p, fs[0])
+    home[0] = -1  # the root's _auto_mask, found when a child first needs it
     ctr[C_STORED] = 1
     ctr[C_DEPTH] = 0
     mstart[0] = 0
@@ -432,6 +435,7 @@ class Buffers:
         self.stack = np.zeros((MAX_DEPTH + 1, STATE_BYTES), np.uint8)
         self.hs = np.zeros((MAX_DEPTH + 1, HS_SIZE), np.uint64)  # the stack's hashes (_dfs)
         self.fs = np.zeros((MAX_DEPTH + 1, FS_SIZE), np.int64)   # ...and column features
+        self.home = np.zeros(MAX_DEPTH + 1, np.int64)             # ...and _auto_mask
         self.moves = np.zeros(MOVE_STACK, np.int64)
         self.mstart = np.zeros(MAX_DEPTH, np.int64)
         self.nmoves = np.zeros(MAX_DEPTH, np.int32)
@@ -491,7 +495,7 @@ class DfsSearch:
         self.ctr = np.zeros(C_SIZE, np.int64)
         buf.stack[0] = root
         b = buf
-        na = _root(b.stack, b.hs, b.fs, b.moves, b.mstart, b.nmoves, b.nxt, b.scores, b.autobuf, b.t1, b.t2, b.tv,
+        na = _root(b.stack, b.hs, b.fs, b.home, b.moves, b.mstart, b.nmoves, b.nxt, b.scores, b.autobuf, b.t1, b.t2, b.tv,
                    self.ctr, p)
         self.final = None  # (kernel code, reason) once the search has ended
         if _won(b.stack[0], p):
@@ -539,7 +543,7 @@ class DfsSearch:
             n = next_slice(int(ctr[C_NODES]), stop, deadline is not None, NODE_SLICE)
             if n == 0:
                 return None, "nodes"
-            code = _dfs(b.stack, b.hs, b.fs, b.moves, b.mstart, b.nmoves, b.nxt, b.scores, b.autobuf,
+            code = _dfs(b.stack, b.hs, b.fs, b.home, b.moves, b.mstart, b.nmoves, b.nxt, b.scores, b.autobuf,
                         b.t1, b.t2, b.tv, ctr, self.p, n)
             if code == R_GROW:
                 size = b.t1.shape[0] * 2
