@@ -290,3 +290,46 @@ def test_tables_check_orders_the_games_by_their_rules_and_flags_a_contradiction(
     bad = tables(tmp_path / "bad", [(21, "solved")], [(21, "unsolvable")])
     assert check.main(["--results", bad]) == 1
     assert "CONTRADICTION: deal 21 is solved in klondike-3 and proved unsolvable in klondike-1" in capsys.readouterr().out
+
+
+def test_sweep_rows_reports_what_a_folder_gained_since_a_commit(tmp_path, capsys):
+    """sweep_rows.py counts as new only the rows the committed folder lacks (a file rewritten by
+    a merge is not new), groups them by budget, and reports the table's best rows: a deal
+    unknown at 20 000 000 nodes and solved in the retry at 50 000 000 leaves the unknown list."""
+    import subprocess
+
+    from harpsolve.rules import get_rules
+    from harpsolve.search.settings import SearchSettings
+    from harpsolve.sweep import store
+    from harpsolve.sweep.schema import make_row
+
+    rules = get_rules("klondike-3")
+    folder = tmp_path / "results" / "klondike-3"
+    folder.mkdir(parents=True)
+
+    def write(rows):
+        made = [make_row(rules, d, SearchSettings(max_nodes=n), st, engine="afree" if st != "unknown" else None,
+                         proof="exhausted: arrangement-free" if st == "unsolvable" else None,
+                         solution_length=9 if st == "solved" else None) for d, n, st in rows]
+        store.write_atomic(store.make_table(made, [], store.rules_meta(rules)), str(folder))
+
+    git = ["git", "-C", str(tmp_path), "-c", "user.name=t", "-c", "user.email=t@t"]
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    write([(1, 20_000_000, "solved"), (2, 20_000_000, "unknown")])
+    subprocess.run(git + ["add", "-A"], check=True)
+    subprocess.run(git + ["commit", "-qm", "first"], check=True)
+    for old in folder.glob("results-*.parquet"):  # as a sweep's merge does: the old rows in a new file
+        old.unlink()
+    write([(1, 20_000_000, "solved"), (2, 20_000_000, "unknown"),
+           (3, 20_000_000, "unsolvable"), (4, 20_000_000, "unknown"), (2, 50_000_000, "solved")])
+    rows = _script("sweep_rows")
+    assert rows.main(["klondike-3", "--since", "HEAD", "--results", str(tmp_path / "results"),
+                      "--repo", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "klondike-3: 3 rows new since HEAD (of 5)" in out
+    assert "portfolio, 20,000,000 nodes: 2 rows, deals 3-4: unsolvable 1, unknown 1" in out
+    assert "proofs: exhausted: arrangement-free 1" in out and "unknown: 1 [4]" in out
+    assert "portfolio, 50,000,000 nodes: 1 rows, deals 2-2: solved 1" in out
+    assert "table: 4 deals (solved 2, unsolvable 1, unknown 1), bounds [50.000, 75.000] %" in out
+    assert "unknown deals: [4]" in out
+    assert rows.main(["klondike-1", "--since", "HEAD", "--results", str(tmp_path / "results")]) == 2
