@@ -9,8 +9,8 @@ as committed at ``--since``.  A row is new unless the committed folder has a row
 deal, algorithm, budget, status and nodes (a sweep that merges its files rewrites them, so the
 files themselves say nothing).  Printed:
 
-- the sweep runs recorded since (command, start and end, code version): what a NOTES row
-  says it ran;
+- the sweep runs recorded since (command, start and end, the code's commit where the run
+  recorded it: ``sweep.runs.code_version``): what a NOTES row says it ran;
 - for each (algorithm, node budget) of the new rows: the deal range, the statuses, the proofs by
   kind, the engines that solved, median and mean seconds a deal, and the deals left unknown;
 - the table after it, one best row per deal (``sweep.best_rows``, as ``harpsolve stats`` keeps
@@ -87,7 +87,7 @@ def report(variant: str, folder: str, since: str, repo: str = ROOT) -> None:
     for r in now.runs:
         if r.get("run_id") not in old_runs:
             print(f"  run {r.get('started', '?')} .. {r.get('ended', '?')}: {r.get('command', '?')}"
-                  f" (harpsolve {r.get('harpsolve', '?')}, {r.get('workers', '?')} worker(s))")
+                  f" (code {r.get('code') or 'not recorded'}, {r.get('workers', '?')} worker(s))")
     for (alg, budget), g in new.groupby(["algorithm", "max_nodes"], dropna=False):
         budget = "no limit" if budget == 0 else f"{int(budget):,} nodes"
         print(f"  {alg}, {budget}: {len(g):,} rows, deals {int(g.deal.min()):,}-{int(g.deal.max()):,}: "

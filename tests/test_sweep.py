@@ -135,6 +135,13 @@ def test_sweep_folder_is_merged_and_carries_run_metadata(swept):
     for key in ("started", "ended", "command", "cpu", "numba", "numpy", "python", "harpsolve", "workers"):
         assert run[key], key
     assert pq.ParquetFile(out / files[0]).metadata.row_group(0).column(0).compression == "ZSTD"
+    # the code's commit: this checkout's HEAD (tests run from a git checkout), "+changes" if
+    # the package differs from it
+    import subprocess
+
+    head = subprocess.run(["git", "-C", os.path.dirname(sw.__file__), "rev-parse", "HEAD"], capture_output=True,
+                          text=True, check=True).stdout.strip()
+    assert run["code"].split("+")[0] == head[:12] and run["code"] in (head[:12], head[:12] + "+changes")
 
 
 def test_result_files_encode_columns_for_size(swept, tmp_path):

@@ -1,5 +1,5 @@
 """Run metadata: what each run that wrote rows records in the files' metadata
-(when, the command, the engine and workers, the machine, the versions)."""
+(when, the command, the engine and workers, the machine, the versions, the code's commit)."""
 from __future__ import annotations
 
 import datetime as _dt
@@ -29,6 +29,26 @@ def cpu_count() -> int:
         return os.cpu_count() or 1
 
 
+def code_version() -> str | None:
+    """The git commit of the checkout this harpsolve is imported from (12 hex digits), with
+    "+changes" when the package's tracked files differ from it; None outside a git checkout
+    (an installed wheel: ``harpsolve`` then says the version).  Why: results/NOTES.md names the
+    code of every sweep, and a run record that says it needs no one to remember it."""
+    import subprocess
+
+    pkg = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    try:
+        head = subprocess.run(["git", "-C", pkg, "rev-parse", "--short=12", "HEAD"], capture_output=True,
+                              text=True, timeout=20)
+        if head.returncode != 0:
+            return None
+        changed = subprocess.run(["git", "-C", pkg, "status", "--porcelain", "--untracked-files=no", "--", "."],
+                                 capture_output=True, text=True, timeout=20)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return head.stdout.strip() + ("+changes" if changed.stdout.strip() else "")
+
+
 def run_metadata(engine: str, workers: int, command: str | None = None) -> dict:
     import numba
     import numpy
@@ -42,7 +62,7 @@ def run_metadata(engine: str, workers: int, command: str | None = None) -> dict:
         engine=engine, workers=workers, cpu=cpu_model(), cores=os.cpu_count(),
         platform=platform.platform(), python=platform.python_version(),
         numba=numba.__version__, numpy=numpy.__version__, pyarrow=pyarrow.__version__,
-        harpsolve=__version__,
+        harpsolve=__version__, code=code_version(),
     )
 
 
