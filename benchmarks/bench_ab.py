@@ -2,6 +2,7 @@
 
     python benchmarks/bench_ab.py easy-harp 1-1200 --a 7c604c0 --b HEAD
     python benchmarks/bench_ab.py harp 1-600/2 --a main --b /path/to/other/checkout --max-nodes 2000000
+    python benchmarks/bench_ab.py harp 1-40 --a e11233c --b HEAD --kernel beam --width 64   # ns a child
 
 This machine's speed drifts by a quarter within half an hour (benchmarks/README.md, twentieth
 session), more than most changes are worth, so two versions timed one after the other are
@@ -61,6 +62,37 @@ for line in sys.stdin:
 """
 
 
+# The kernel worker (``--kernel``): "VARIANT KIND WIDTH NODES DEAL,DEAL,..." lines in; each deal
+# searched from its root by one kernel for NODES children (the beams of search/beam.py, of
+# WIDTH, or a depth-first search of search/dfs.py, under the game's first beam weight set),
+# the kernel loaded or compiled on the first deal before the clock; "children seconds" out.
+KERNEL_WORKER = r"""
+import sys, time
+sys.path.insert(0, sys.argv[1])
+from harpsolve.deals import deal_layout
+from harpsolve.rules import get_rules
+from harpsolve.search import beam, dfs, restarts
+from harpsolve.state import pack
+print("ready", flush=True)
+for line in sys.stdin:
+    variant, kind, width, nodes, deals = line.split()
+    rules = get_rules(variant)
+    roots = [pack(deal_layout(rules, int(d)), rules) for d in deals.split(",")]
+    p = restarts.run_params(rules, beam.sets_for(rules)[0], 1, streamlined=False)
+    buf = dfs.Buffers()
+
+    def one(root):
+        s = beam.BeamSearch(root, p, int(width)) if kind == "beam" else dfs.DfsSearch(root, p, buf)
+        s.advance(int(nodes))
+        return s.nodes
+
+    one(roots[0])
+    t0 = time.perf_counter()
+    n = sum(one(r) for r in roots)
+    print(n, repr(time.perf_counter() - t0), flush=True)
+"""
+
+
 def parse_deals(text: str) -> list[int]:
     from harpsolve.sweep.jobs import parse_range
 
@@ -80,9 +112,9 @@ def checkout(ref: str, tmp: str) -> tuple[str, bool]:
 
 
 class Version:
-    def __init__(self, label: str, path: str, max_nodes):
+    def __init__(self, label: str, path: str, max_nodes, worker: str = WORKER):
         self.label, self.path, self.rows = label, path, []
-        self.proc = subprocess.Popen([sys.executable, "-c", WORKER, path, str(max_nodes) if max_nodes is not None else "-"],
+        self.proc = subprocess.Popen([sys.executable, "-c", worker, path, str(max_nodes) if max_nodes is not None else "-"],
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1,
                                      cwd=tempfile.gettempdir())
         line = self.proc.stdout.readline().strip()
@@ -95,6 +127,15 @@ class Version:
         if len(out) != 5:
             raise SystemExit(f"{self.label}: the worker failed on deal {deal}")
         return out
+
+    def kernel(self, variant: str, kind: str, width: int, nodes: int, deals: list[int]) -> float:
+        """Nanoseconds a child of one kernel run over ``deals`` (``KERNEL_WORKER``)."""
+        self.proc.stdin.write(f"{variant} {kind} {width} {nodes} {','.join(map(str, deals))}\n")
+        out = self.proc.stdout.readline().split()
+        if len(out) != 2:
+            raise SystemExit(f"{self.label}: the kernel worker failed")
+        self.rows.append(out)
+        return 1e9 * float(out[1]) / max(int(out[0]), 1)
 
     def close(self):
         self.proc.stdin.close()
@@ -128,6 +169,29 @@ def compare(variant: str, deals: list[int], a: Version, b: Version, warm: int = 
     return lines, status
 
 
+def compare_kernel(variant: str, deals: list[int], a: Version, b: Version, kind: str, width: int, nodes: int,
+                   repeats: int) -> tuple[list[str], int]:
+    """Run one kernel on ``deals`` ``repeats`` times a version, the versions in turn (the order
+    alternating); the report lines and the exit status (1 if the two made different numbers of
+    children: not the same search)."""
+    ns = {a: [], b: []}
+    for i in range(repeats):
+        for v in ((a, b) if i % 2 == 0 else (b, a)):
+            ns[v].append(v.kernel(variant, kind, width, nodes, deals))
+    what = f"beams of width {width}" if kind == "beam" else "depth-first searches"
+    lines = [f"{variant}, {what}, {nodes:,} children from each of {len(deals)} deals ({deals[0]}-{deals[-1]}), "
+             f"{repeats} runs a version in turn",
+             f"{'version':<10} {'fastest ns':>11} {'median ns':>10} {'children':>12}"]
+    for v in (a, b):
+        lines.append(f"{v.label:<10} {min(ns[v]):>11.0f} {statistics.median(ns[v]):>10.0f} {int(v.rows[-1][0]):>12,}")
+    lines.append(f"ratio of the fastest B / A: {min(ns[b]) / min(ns[a]):.3f}, of the medians "
+                 f"{statistics.median(ns[b]) / statistics.median(ns[a]):.3f}")
+    same = a.rows[-1][0] == b.rows[-1][0]
+    if not same:
+        lines.append("the two versions made different numbers of children: not the same search")
+    return lines, 0 if same else 1
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("variant")
@@ -136,6 +200,11 @@ def main(argv=None) -> int:
     ap.add_argument("--b", default=".", help="revision or checkout path of version B [this checkout]")
     ap.add_argument("--max-nodes", type=int, default=None, help="node budget per deal [the solver's]")
     ap.add_argument("--warm", type=int, default=3, help="deals solved by both before the clock [3]")
+    ap.add_argument("--kernel", choices=("beam", "dfs"), default=None,
+                    help="time one kernel instead of the solver: nanoseconds a child (see KERNEL_WORKER)")
+    ap.add_argument("--width", type=int, default=64, help="--kernel beam: the beams' width [64]")
+    ap.add_argument("--kernel-nodes", type=int, default=50_000, help="--kernel: children from each deal [50 000]")
+    ap.add_argument("--repeats", type=int, default=5, help="--kernel: runs a version [5]")
     args = ap.parse_args(argv)
     deals = parse_deals(args.deals)
     tmp = tempfile.mkdtemp(prefix="bench_ab_")
@@ -145,8 +214,13 @@ def main(argv=None) -> int:
             path, new = checkout(HERE if ref == "." else ref, tmp)
             if new:
                 made.append(path)
-            versions.append(Version(f"{label} {os.path.basename(path) if not new else ref}"[:10], path, args.max_nodes))
-        lines, status = compare(args.variant, deals, *versions, warm=args.warm)
+            versions.append(Version(f"{label} {os.path.basename(path) if not new else ref}"[:10], path, args.max_nodes,
+                                    KERNEL_WORKER if args.kernel else WORKER))
+        if args.kernel:
+            lines, status = compare_kernel(args.variant, deals, *versions, args.kernel, args.width,
+                                           args.kernel_nodes, args.repeats)
+        else:
+            lines, status = compare(args.variant, deals, *versions, warm=args.warm)
         print("\n".join(lines))
         return status
     finally:

@@ -219,6 +219,33 @@ def test_ab_bench_interleaves_two_checkouts_and_flags_contradictions():
     assert status == 0 and lines[-1].startswith("deal 7: A solved")
 
 
+def test_ab_bench_times_a_kernel_in_two_checkouts():
+    """bench_ab.py --kernel: the same kernel on the same deals in both versions, in turn, makes
+    the same number of children (exit 0) and reports nanoseconds a child; a version whose
+    search differs (forged here: another width) is reported and fails the run."""
+    bench = _script("bench_ab")
+    here = os.path.dirname(BENCH)
+    for kind in ("beam", "dfs"):
+        a, b = (bench.Version(label, here, None, bench.KERNEL_WORKER) for label in ("A", "B"))
+        try:
+            lines, status = bench.compare_kernel("harp", [1, 2], a, b, kind, 4, 2_000, 2)
+        finally:
+            a.close(), b.close()
+        assert status == 0 and lines[-1].startswith("ratio of the fastest B / A: "), lines
+        assert a.rows[-1][0] == b.rows[-1][0] and 0 < int(a.rows[-1][0]) <= 4_000  # a search may end sooner
+
+    class Stub:
+        def __init__(self, label, children):
+            self.label, self.children, self.rows = label, children, []
+
+        def kernel(self, variant, kind, width, nodes, deals):
+            self.rows.append([str(self.children), "0.001"])
+            return 1e9 * 0.001 / self.children
+
+    lines, status = bench.compare_kernel("harp", [1], Stub("A", 4_000), Stub("B", 3_999), "beam", 4, 2_000, 2)
+    assert status == 1 and "not the same search" in lines[-1]
+
+
 def test_portfolio_sim_replays_the_solver_node_for_node(tmp_path, capsys):
     """bench_portfolio_sim.py: what each engine does alone, replayed through the rounds,
     gives the solver's own winning engine and node count (``--check``, exit 0), and a
