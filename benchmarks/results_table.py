@@ -126,7 +126,7 @@ def page(results_dir: str) -> str:
             when = (r.get("started") or "?")[:10]
             lines.append(f"  - {when}: `{r.get('command', '?')}` on {r.get('cpu', '?')}, "
                          f"{_workers(r.get('workers', '?'))} (python {r.get('python', '?')}, "
-                         f"numba {r.get('numba', '?')})")
+                         f"numba {r.get('numba', '?')}" + (f", code `{r['code']}`" if r.get("code") else "") + ")")
     lines += ["", "Reproduce or extend (a rerun resumes, skipping finished deals):", "", "```bash",
               *commands(results_dir), "harpsolve stats results", "python benchmarks/results_table.py", "```", ""]
     return "\n".join(lines + sizes(results_dir))
