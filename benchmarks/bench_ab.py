@@ -79,7 +79,7 @@ for line in sys.stdin:
     rules = get_rules(variant)
     roots = [pack(deal_layout(rules, int(d)), rules) for d in deals.split(",")]
     p = restarts.run_params(rules, beam.sets_for(rules)[0], 1, streamlined=False)
-    buf = dfs.Buffers()
+    buf = dfs.Buffers() if kind == "dfs" else None  # the stack's buffers, tens of MB: only where used
 
     def one(root):
         s = beam.BeamSearch(root, p, int(width)) if kind == "beam" else dfs.DfsSearch(root, p, buf)

@@ -14,8 +14,10 @@ files themselves say nothing).  Printed:
 - for each (algorithm, node budget) of the new rows: the deal range, the statuses, the proofs by
   kind, the engines that solved, median and mean seconds a deal, and the deals left unknown;
 - the table after it, one best row per deal (``sweep.best_rows``, as ``harpsolve stats`` keeps
-  them): deals, statuses, the bounds on the win rate (unknown deals lost / won) and the unknown
-  deals, for the whole table and for the deals after 100 000 (the part each sweep extends).
+  them): deals, statuses, the bounds on the share of these deals that is won (every unknown
+  deal lost / won: exact for these deals, as results/NOTES.md quotes them -- not the 95 %
+  interval over all shuffles that ``harpsolve stats`` gives) and the unknown deals, for the
+  whole table and for the deals after 100 000 (the part each sweep extends).
 
 The seconds are wall time inside the worker: a worker paused (``kill -STOP``) or sharing its
 core counts that time too.
