@@ -30,7 +30,7 @@ import numpy as np
 from numba import njit
 
 from harpsolve.config import JIT
-from harpsolve.movegen import MAX_MOVES, _apply, _auto, _gen
+from harpsolve.movegen import GEN_WORK, MAX_MOVES, _apply, _auto, _gen
 from harpsolve.search.dfs import FS_SIZE, _child_key, _child_key_from, _summarise_features
 from harpsolve.state import HS_SIZE, O_OBLIG, _fingerprint, _fingerprint_from, _summarise_hash
 
@@ -46,6 +46,7 @@ def _children(parents, p, way):
     moves = np.empty(MAX_MOVES, np.int64)
     scores = np.empty(MAX_MOVES, np.int32)
     autobuf = np.empty(256, np.int64)
+    gw = np.empty(GEN_WORK, np.int64)
     child = np.empty(parents.shape[1], np.uint8)
     hs = np.empty(HS_SIZE, np.uint64)
     out = np.empty(HS_SIZE, np.uint64)
@@ -53,7 +54,7 @@ def _children(parents, p, way):
     total = np.uint64(0)
     count = 0
     for i in range(parents.shape[0]):
-        n = _gen(parents[i], p, moves, scores)
+        n = _gen(parents[i], p, moves, scores, gw)
         if way == FROM:
             _summarise_hash(parents[i], p, hs)
             _summarise_features(parents[i], p, fs)

@@ -38,7 +38,7 @@ import numpy as np
 from numba import njit
 
 from harpsolve.config import JIT
-from harpsolve.movegen import MAX_MOVES, _apply, _auto, _gen
+from harpsolve.movegen import GEN_WORK, MAX_MOVES, _apply, _auto, _gen
 from harpsolve.state import O_OBLIG, STATE_BYTES, _fingerprint, kernel_params, pack
 
 MAX_DEPTH = 24
@@ -56,8 +56,9 @@ def _perft(root, p, depth, work):
     nxt = np.zeros(depth, np.int64)
     scores = np.empty(MAX_MOVES, np.int32)
     autobuf = np.empty(256, np.int64)
+    gw = np.empty(GEN_WORK, np.int64)
     stack[0] = root
-    n = _gen(stack[0], p, moves[0], scores)
+    n = _gen(stack[0], p, moves[0], scores, gw)
     nmoves[0] = max(n, 0)
     nxt[0] = 0
     d = 0
@@ -79,7 +80,7 @@ def _perft(root, p, depth, work):
             h1, h2 = _fingerprint(child, p)
             acc ^= h1 ^ h2
         if d + 1 < depth:
-            k = _gen(child, p, moves[d + 1], scores)
+            k = _gen(child, p, moves[d + 1], scores, gw)
             nmoves[d + 1] = max(k, 0)
             nxt[d + 1] = 0
             d += 1

@@ -37,9 +37,15 @@ numba.config.CACHE_DIR = _cache_dir()
 JIT = dict(cache=True, nogil=True, boundscheck=os.environ.get("HARPSOLVE_BOUNDSCHECK") == "1")
 
 # Kernels on a search's hot path: no reference counting.  Numba counts references to
-# every array a compiled function is handed or takes a view of, with an atomic add and
-# subtract each time; in the arrangement-free search that was ~40 % of the time (perf,
-# klondike-3 deal 66).  Such kernels allocate nothing (their caller hands them every
-# array) and keep no array beyond the call, so the counts are not needed.
+# every array a compiled function is handed or takes a view of (``cur[i]``, a row of a
+# stack), with an atomic add and subtract each time -- two calls that cannot be inlined; in
+# the arrangement-free search that was ~40 % of the time (perf, klondike-3 deal 66), in the
+# beams and depth-first searches of harp ~21 % (perf, twenty-eighth session).  Such kernels
+# allocate nothing (their caller hands them every array, scratch included), keep no array
+# beyond the call and return none, so the counts are not needed; numba refuses to compile
+# one that allocates.  A helper is compiled with its own flags whoever calls it, so every
+# helper on those paths is JIT_NORC too: state.py, movegen.py, search/tt.py, search/beam.py,
+# search/dfs.py and search/afree.py.  Safe to call from a counting caller: that caller
+# holds the arrays for the length of the call.
 JIT_NORC = dict(JIT, _nrt=False)
 

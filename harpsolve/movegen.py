@@ -23,9 +23,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .config import JIT
+from .config import JIT_NORC
 from .state import (
-    EMPTY, MAXLEN, O_OBLIG, O_CELL, O_COLS, O_DOWN, O_FOUND, O_LEN, O_RECYC, O_TALON, O_TLEN, O_TPTR,
+    EMPTY, MAXLEN, NCOL_MAX, O_OBLIG, O_CELL, O_COLS, O_DOWN, O_FOUND, O_LEN, O_RECYC, O_TALON, O_TLEN, O_TPTR,
     P_AUTO, P_BUILD_SUIT, P_CELLS, P_COMPOUND, P_DECKS, P_DRAW, P_EMPTY_ANY, P_KING_RUNS,
     P_NCOL, P_PASSES, P_PRUNE, P_RUNS, P_TAKEBACK, P_HEUR, P_AGGRESSIVE, P_DOMINANCE, P_REACH,
     P_ALWAYS_HOME, P_CUTS, CUT_KELLER, CUT_SAFE_PLAY,
@@ -43,35 +43,41 @@ M_DRAW = 9
 M_RECYCLE = 10
 
 MAX_MOVES = 1024  # per node; a fuller list is reported as overflow, never truncated silently
+# _gen's working space (int64), handed in by its caller so that _gen allocates nothing (a
+# search kernel compiled without reference counting, config.JIT_NORC, may not allocate):
+# the cards each column takes (NCOL_MAX), then the cards that may end a talon chain
+# (PAYOFFS_MAX: every column card, cell and foundation top).
+PAYOFFS_MAX = 128
+GEN_WORK = NCOL_MAX + PAYOFFS_MAX
 
 
-@njit(**JIT)
+@njit(**JIT_NORC)
 def _mk(kind, a, b, n):
     return np.int64((kind << 24) | (a << 16) | (b << 8) | n)
 
 
-@njit(**JIT)
+@njit(**JIT_NORC)
 def _kind(m):
     return (m >> 24) & 15
 
 
-@njit(**JIT)
+@njit(**JIT_NORC)
 def _a(m):
     return (m >> 16) & 255
 
 
-@njit(**JIT)
+@njit(**JIT_NORC)
 def _b(m):
     return (m >> 8) & 255
 
 
-@njit(**JIT)
+@njit(**JIT_NORC)
 def _n(m):
     return m & 255
 
 
 # ---- card arithmetic (kinds 0..51: suit * 13 + rank - 1) ----------------------
-@njit(**JIT)
+@njit(**JIT_NORC)
 def _builds(card, base, suit_build):
     """May ``card`` go on ``base`` in a column?"""
     if card % 13 + 1 != base % 13:
@@ -83,7 +89,7 @@ def _builds(card, base, suit_build):
     return (cs == 1 or cs == 2) != (bs == 1 or bs == 2)
 
 
-@njit(**JIT)
+@njit(**JIT_NORC)
 def _found_place(st, card, p):
     """The first foundation place of ``card``'s suit that accepts it, or -1."""
     decks = p[P_DECKS]
@@ -95,7 +101,7 @@ def _found_place(st, card, p):
     return -1
 
 
-@njit(**JIT)
+@njit(**JIT_NORC)
 def _place_mask(st, p):
     """The cards some foundation place takes now (bit ``card``): the next card of each place.
     A card has a place that takes it (``_found_place`` >= 0) exactly when its bit is set."""
@@ -108,7 +114,7 @@ def _place_mask(st, p):
     return mask
 
 
-@njit(**JIT)
+@njit(**JIT_NORC)
 def _same_top_earlier(st, f, decks):
     """Does an earlier place of f's suit show the same top card?  (Then taking
     back from f is the same move as taking back from that place.)"""
@@ -118,7 +124,7 @@ def _same_top_earlier(st, f, decks):
     return False
 
 
-@njit(**JIT)
+@njit(**JIT_NORC)
 def _suit_min(st, s, decks):
     m = 99
     for k in range(decks):
@@ -128,7 +134,7 @@ def _suit_min(st, s, decks):
     return m
 
 
-@njit(**JIT)
+@njit(**JIT_NORC)
 def _safe(st, card, p):
     """Can ``card`` (a column top or in a cell) go home without ever costing a win?
 
@@ -177,7 +183,7 @@ def _safe(st, card, p):
                       _suit_min(st, 3, decks), p)
 
 
-@njit(**JIT)
+@njit(**JIT_NORC)
 def _goes_home(card, m0, m1, m2, m3, p):
     """``_safe`` from the lowest place of each suit (see ``_safe_by_mins``)."""
     if p[P_ALWAYS_HOME]:
@@ -185,7 +191,7 @@ def _goes_home(card, m0, m1, m2, m3, p):
     return _safe_by_mins(card, m0, m1, m2, m3, p)
 
 
-@njit(**JIT)
+@njit(**JIT_NORC)
 def _proved_safe(st, card, p):
     """The rule proved in ``_safe``'s docstring (with CUT_KELLER: Keller's, below).
 
@@ -214,7 +220,7 @@ def _proved_safe(st, card, p):
                          _suit_min(st, 3, decks), p)
 
 
-@njit(**JIT)
+@njit(**JIT_NORC)
 def _safe_by_mins(card, m0, m1, m2, m3, p):
     """``_proved_safe`` from the lowest place of each suit (``m0``..``m3``, clubs to spades):
     the rule reads nothing else of the position, so ``_auto_mask`` tests every candidate
@@ -244,7 +250,7 @@ def _safe_by_mins(card, m0, m1, m2, m3, p):
     return plain or keller
 
 
-@njit(**JIT)
+@njit(**JIT_NORC)
 def _auto_mask(st, p):
     """The cards ``_auto`` sends home now, as a bit set of kinds (bit ``card``): those with a
     place that takes them (``_found_place``) that are safe there (``_safe``).
@@ -271,7 +277,7 @@ def _auto_mask(st, p):
     return mask
 
 
-@njit(**JIT)
+@njit(**JIT_NORC)
 def _takeback_needed(st, f, card, p):
     """CUT_SAFE_PLAY (Blake & Gent Cor. 2): may the top ``card`` of place f be taken back?
 
@@ -293,12 +299,12 @@ def _takeback_needed(st, f, card, p):
 
 
 # ---- the talon ---------------------------------------------------------------------
-@njit(**JIT)
+@njit(**JIT_NORC)
 def _recycle_allowed(recycles, passes):
     return passes == 0 or recycles < passes - 1
 
 
-@njit(**JIT)
+@njit(**JIT_NORC)
 def _talon_route(tlen, tptr, recycles, draw, passes, i):
     """How to bring talon card ``i`` to the top of the waste.
 
@@ -323,7 +329,7 @@ def _talon_route(tlen, tptr, recycles, draw, passes, i):
     return -1, 0, 0
 
 
-@njit(**JIT)
+@njit(**JIT_NORC)
 def _talon_take(st, i):
     """Remove talon card ``i`` (already at the waste top by its route); return it."""
     tlen = np.int64(st[O_TLEN])
@@ -335,7 +341,7 @@ def _talon_take(st, i):
     return card
 
 
-@njit(**JIT)
+@njit(**JIT_NORC)
 def _talon_reach(st, i, p):
     """Follow card ``i``'s route: count its recycle, leave it on the waste top."""
     d1, rec, d2 = _talon_route(np.int64(st[O_TLEN]), np.int64(st[O_TPTR]), np.int64(st[O_RECYC]),
@@ -345,7 +351,7 @@ def _talon_reach(st, i, p):
 
 
 # ---- columns --------------------------------------------------------------------------
-@njit(**JIT)
+@njit(**JIT_NORC)
 def _col_pop(st, c, n):
     """Remove the top ``n`` cards of column c; a face-down card that becomes top turns up."""
     ln = np.int64(st[O_LEN + c]) - n
@@ -354,14 +360,14 @@ def _col_pop(st, c, n):
         st[O_DOWN + c] = ln - 1
 
 
-@njit(**JIT)
+@njit(**JIT_NORC)
 def _col_push(st, c, card):
     ln = np.int64(st[O_LEN + c])
     st[O_COLS + MAXLEN * c + ln] = card
     st[O_LEN + c] = ln + 1
 
 
-@njit(**JIT)
+@njit(**JIT_NORC)
 def _top(st, c):
     ln = np.int64(st[O_LEN + c])
     if ln == 0:
@@ -369,7 +375,7 @@ def _top(st, c):
     return np.int64(st[O_COLS + MAXLEN * c + ln - 1])
 
 
-@njit(**JIT)
+@njit(**JIT_NORC)
 def _run_start(st, c, suit_build):
     """Lowest index j such that cards j..top of column c are face up and built."""
     ln = np.int64(st[O_LEN + c])
@@ -382,7 +388,7 @@ def _run_start(st, c, suit_build):
 
 
 
-@njit(**JIT)
+@njit(**JIT_NORC)
 def _apply(st, m, p):
     """Make move ``m`` on ``st`` in place (the move must be legal)."""
     kind = _kind(m)
@@ -433,7 +439,7 @@ def _apply(st, m, p):
             st[O_RECYC] += 1
 
 
-@njit(**JIT)
+@njit(**JIT_NORC)
 def _won(st, p):
     total = 0
     for k in range(4 * p[P_DECKS]):
@@ -441,7 +447,7 @@ def _won(st, p):
     return total == 52 * p[P_DECKS]
 
 
-@njit(**JIT)
+@njit(**JIT_NORC)
 def _auto(st, p, out):
     """Make every safe foundation move (see ``_safe``) until none is left.
 
@@ -457,7 +463,7 @@ def _auto(st, p, out):
     return _auto_from(st, p, out, _auto_mask(st, p))
 
 
-@njit(**JIT)
+@njit(**JIT_NORC)
 def _same_foundations(st, parent, p):
     """Do ``st`` and ``parent`` have the same foundation heights (so the same ``_auto_mask``)?"""
     for f in range(4 * p[P_DECKS]):
@@ -466,7 +472,7 @@ def _same_foundations(st, parent, p):
     return True
 
 
-@njit(**JIT)
+@njit(**JIT_NORC)
 def _auto_child(st, parent, p, out, parent_home):
     """``_auto(st, p, out)`` for a child ``st`` of ``parent``; ``parent_home`` is the parent's
     ``_auto_mask``, or -1 if not found yet.  Returns the parent's mask (found here if a child
@@ -486,7 +492,7 @@ def _auto_child(st, parent, p, out, parent_home):
     return parent_home
 
 
-@njit(**JIT)
+@njit(**JIT_NORC)
 def _auto_from(st, p, out, home):
     """``_auto``'s moves from ``home``, the ``_auto_mask`` of ``st``."""
     count = 0
@@ -536,7 +542,7 @@ def _auto_from(st, p, out, home):
     return count
 
 
-@njit(**JIT)
+@njit(**JIT_NORC)
 def _can_move_on(st, p, card, c):
     """Could ``card`` (under the top of column c) go onto some other column's top?"""
     for t in range(p[P_NCOL]):
@@ -555,7 +561,7 @@ def _can_move_on(st, p, card, c):
 # Ordering: lower score first.  Foundation moves, then moves that turn a
 # hidden card (deepest pile first) or empty a column, then cards from the
 # talon, then other column moves, cells, and take-backs last.
-@njit(**JIT)
+@njit(**JIT_NORC)
 def _push_move(out, scores, count, m, score):
     if count >= out.shape[0]:
         return -1
@@ -564,13 +570,13 @@ def _push_move(out, scores, count, m, score):
     return count + 1
 
 
-@njit(**JIT)
+@njit(**JIT_NORC)
 def _empty_targets_ok(c, first_empty, prune):
     # All empty columns give the same position up to column order: use the first.
     return (not prune) or c == first_empty
 
 
-@njit(**JIT)
+@njit(**JIT_NORC)
 def _targets(st, p, first_empty, want):
     """Fill ``want[t]`` with the cards (bit ``card`` of a 52-bit set) that may go onto
     column t -- the cards one rank below its top that build on it (:func:`_builds`); for an
@@ -611,7 +617,7 @@ def _targets(st, p, first_empty, want):
     return union
 
 
-@njit(**JIT)
+@njit(**JIT_NORC)
 def _sort_by_key(moves, keys, n):
     """Stable insertion sort of moves[:n] by keys[:n] (move lists are short)."""
     for i in range(1, n):
@@ -652,12 +658,12 @@ def _sort_by_key(moves, keys, n):
 # with what it holds, the place it left may be needed lower later), and the
 # pruned search lost won positions with it, with one deck too
 # (tests/test_cuts.py).
-@njit(**JIT)
+@njit(**JIT_NORC)
 def _chains_on(p):
     return p[P_DRAW] == 1 and p[P_PASSES] == 0 and p[P_COMPOUND] and p[P_PRUNE]
 
 
-@njit(**JIT)
+@njit(**JIT_NORC)
 def _chain_can_end(x, payoffs, npay, suit_build):
     """Could a chain of talon cards starting with ``x`` end with one of ``payoffs``?"""
     rx = x % 13
@@ -678,7 +684,7 @@ def _chain_can_end(x, payoffs, npay, suit_build):
     return False
 
 
-@njit(**JIT)
+@njit(**JIT_NORC)
 def _first_copy(st, i):
     """Is talon card i the first of its kind in the talon?"""
     card = st[O_TALON + i]
@@ -688,7 +694,7 @@ def _first_copy(st, i):
     return True
 
 
-@njit(**JIT)
+@njit(**JIT_NORC)
 def _gen_obligation(st, p, out, scores, c):
     """Moves that put a card on column c (the only moves allowed under an obligation)."""
     ncol = p[P_NCOL]
@@ -746,7 +752,7 @@ def _gen_obligation(st, p, out, scores, c):
     return count
 
 
-@njit(**JIT)
+@njit(**JIT_NORC)
 def _payoffs(st, p, out):
     """Cards outside the talon that could end a chain: column cards that may move, cells, foundation tops."""
     n = 0
@@ -773,9 +779,10 @@ def _payoffs(st, p, out):
     return n
 
 
-@njit(**JIT)
-def _gen(st, p, out, scores):
+@njit(**JIT_NORC)
+def _gen(st, p, out, scores, work):
     """Write the legal moves of ``st`` into ``out`` in search order; return the count.
+    ``work``: GEN_WORK int64 of working space (see GEN_WORK).
 
     Returns -1 when more than ``out.shape[0]`` moves exist (the caller must
     then not treat the node as fully explored).
@@ -795,7 +802,7 @@ def _gen(st, p, out, scores):
             break
 
     # the cards that fit on each column (want[t]) and on some column (wanted)
-    want = np.empty(ncol, np.int64)
+    want = work[:ncol]
     wanted = _targets(st, p, first_empty, want)
 
     # column -> foundation, column -> column, column -> cell
@@ -891,7 +898,7 @@ def _gen(st, p, out, scores):
     tlen = np.int64(st[O_TLEN])
     tptr = np.int64(st[O_TPTR])
     chains = _chains_on(p)
-    payoffs = np.empty(0, np.int64)
+    payoffs = work[NCOL_MAX:]
     npay = -1  # the payoffs are found when a chain is first tested
     if tlen > 0:
         if compound:
@@ -927,7 +934,6 @@ def _gen(st, p, out, scores):
             if not (wanted >> card) & 1:
                 continue
             if chains and npay < 0:
-                payoffs = np.empty(128, np.int64)
                 npay = _payoffs(st, p, payoffs)
             if chains and not _chain_can_end(card, payoffs, npay, suit_build):
                 continue

@@ -58,7 +58,7 @@ import numpy as np
 from numba import njit
 
 from .cards import rank_of
-from .config import JIT
+from .config import JIT_NORC
 from .layout import Layout
 from .rules import MAX_DEALT, Rules
 
@@ -257,7 +257,7 @@ _S33 = np.uint64(33)
 _S8 = np.uint64(8)
 
 
-@njit(**JIT)
+@njit(**JIT_NORC)
 def _copy_state(dst, src):
     """``dst[:] = src`` for two states.  Why a loop: numba compiles the slice assignment of
     one uint8 row to another into a generic broadcasting copy, ~230 ns for a state's 472
@@ -267,7 +267,7 @@ def _copy_state(dst, src):
         dst[k] = src[k]
 
 
-@njit(**JIT)
+@njit(**JIT_NORC)
 def _mix_a(z):
     # SplitMix64 finaliser
     z = (z ^ (z >> _S30)) * _M1
@@ -275,7 +275,7 @@ def _mix_a(z):
     return z ^ (z >> _S31)
 
 
-@njit(**JIT)
+@njit(**JIT_NORC)
 def _mix_b(z):
     # MurmurHash3 fmix64: a different mixer, so the two halves fail independently
     z = (z ^ (z >> _S33)) * _M3
@@ -283,15 +283,31 @@ def _mix_b(z):
     return z ^ (z >> _S33)
 
 
-@njit(**JIT)
-def _seq_hash(st, start, n, head):
-    """Hash ``head`` then bytes st[start:start+n], 8 bytes per mixing round, both mixers."""
+# The streamliner of Blake & Gent §5.5 (P_MERGE_COLOURS): positions that differ only by
+# swapping the two suits of a colour share a fingerprint -- spades are read as clubs, hearts
+# as diamonds (_MERGED_CARD, bytes that are not cards unchanged), and each colour's
+# foundation heights as a sorted set across its places (_finish_merged).  Unsound (the suits
+# are not interchangeable: their cards sit in different places), so a search with it may
+# only ever report a solution it found (search/restarts.py).  The fingerprint reads the
+# cards through the map rather than hashing a merged copy: a kernel compiled without
+# reference counting (config.JIT_NORC) may not allocate one.
+_MERGED_SUIT = np.array([0, 1, 1, 0], np.int64)  # clubs/spades -> clubs, diamonds/hearts -> diamonds
+_MERGED_CARD = np.array([_MERGED_SUIT[b // 13] * 13 + b % 13 if b < 52 else b for b in range(256)], np.uint8)
+
+
+@njit(**JIT_NORC)
+def _seq_hash(st, start, n, head, merge):
+    """Hash ``head`` then bytes st[start:start+n], 8 bytes per mixing round, both mixers;
+    with ``merge`` each byte (a card) as _MERGED_CARD writes it."""
     ha = _mix_a(np.uint64(head) + _GOLD)
     hb = _mix_b(np.uint64(head) ^ _M1)
     word = np.uint64(0)
     k = 0
     for i in range(n):
-        word = (word << _S8) | np.uint64(st[start + i] + 1)
+        b = st[start + i]
+        if merge:
+            b = _MERGED_CARD[b]
+        word = (word << _S8) | np.uint64(b + 1)
         k += 1
         if k == 8:
             ha = _mix_a(ha ^ word)
@@ -304,52 +320,7 @@ def _seq_hash(st, start, n, head):
     return ha, hb
 
 
-_MERGED_SUIT = np.array([0, 1, 1, 0], np.int64)  # clubs/spades -> clubs, diamonds/hearts -> diamonds
-
-
-@njit(**JIT)
-def _merge_colours(st, p):
-    """A copy of ``st`` with spades written as clubs and hearts as diamonds, and
-    each colour's foundation heights sorted across its places.
-
-    The streamliner of Blake & Gent §5.5: states that differ only by swapping
-    the two suits of a colour share a key.  Unsound (the suits are not
-    interchangeable: their cards sit in different places), so a search with
-    it may only ever report a solution it found (search/restarts.py).
-    """
-    m = st.copy()
-    for c in range(p[P_NCOL]):
-        base = O_COLS + MAXLEN * c
-        for j in range(np.int64(st[O_LEN + c])):
-            card = np.int64(st[base + j])
-            m[base + j] = _MERGED_SUIT[card // 13] * 13 + card % 13
-    for i in range(np.int64(st[O_TLEN])):
-        card = np.int64(st[O_TALON + i])
-        m[O_TALON + i] = _MERGED_SUIT[card // 13] * 13 + card % 13
-    for k in range(p[P_CELLS]):
-        card = np.int64(st[O_CELL + k])
-        if card != EMPTY:
-            m[O_CELL + k] = _MERGED_SUIT[card // 13] * 13 + card % 13
-    decks = p[P_DECKS]
-    h = np.zeros(2 * PLACES_MAX // 4, np.int64)
-    for colour in range(2):
-        n = 0
-        for s in range(4):
-            if _MERGED_SUIT[s] == colour:
-                for k in range(decks):
-                    h[n] = st[O_FOUND + s * decks + k]
-                    n += 1
-        h[:n].sort()
-        n = 0
-        for s in range(4):
-            if _MERGED_SUIT[s] == colour:
-                for k in range(decks):
-                    m[O_FOUND + s * decks + k] = h[n]
-                    n += 1
-    return m
-
-
-@njit(**JIT)
+@njit(**JIT_NORC)
 def _stock_key(st, p):
     """The waste size as the key sees it.
 
@@ -374,26 +345,18 @@ def _stock_key(st, p):
     return tptr
 
 
-@njit(**JIT)
-def _fingerprint(st, p):
-    """The 128-bit canonical fingerprint (two uint64) of state ``st``."""
-    if p[P_MERGE_COLOURS]:
-        return _key(_merge_colours(st, p), p)
-    return _key(st, p)
-
-
-@njit(**JIT)
-def _column_hash(st, c):
+@njit(**JIT_NORC)
+def _column_hash(st, c, merge):
     """Column ``c``'s part of the key (two uint64): its cards, face-down count and length,
-    and whether the next move is owed to it (OBLIG)."""
+    and whether the next move is owed to it (OBLIG); ``merge``: P_MERGE_COLOURS."""
     n = np.int64(st[O_LEN + c])
     head = np.int64(st[O_DOWN + c]) * 64 + n + 7
     if st[O_OBLIG] == c + 1:
         head += 1 << 20
-    return _seq_hash(st, O_COLS + MAXLEN * c, n, head)
+    return _seq_hash(st, O_COLS + MAXLEN * c, n, head, merge)
 
 
-@njit(**JIT)
+@njit(**JIT_NORC)
 def _talon_hash(st, p):
     """The talon's part of the key (two uint64): the sequence, plus the boundary and
     recycles where they matter."""
@@ -404,29 +367,33 @@ def _talon_hash(st, p):
         thead = thead * 256 + _stock_key(st, p)
     if p[P_EXACT_KEY] or (p[P_PASSES] > 0 and not p[P_DOMINANCE]):
         thead = thead * 256 + np.int64(st[O_RECYC])
+    merge = p[P_MERGE_COLOURS] != 0
     if _free_talon(p) and not p[P_EXACT_KEY]:
         # every card can be played at any time: the order is irrelevant
         ta = _mix_a(np.uint64(tlen) + np.uint64(77))
         tb = _mix_b(np.uint64(tlen) + np.uint64(99))
         for i in range(tlen):
-            card = np.uint64(st[O_TALON + i])
+            card = np.uint64(_MERGED_CARD[st[O_TALON + i]] if merge else st[O_TALON + i])
             ta += _mix_a(card + np.uint64(3000))
             tb += _mix_b(card + np.uint64(4000))
         return ta, tb
-    return _seq_hash(st, O_TALON, tlen, thead)
+    return _seq_hash(st, O_TALON, tlen, thead, merge)
 
 
-@njit(**JIT)
+@njit(**JIT_NORC)
 def _free_talon(p):
     return p[P_DRAW] == 1 and p[P_PASSES] == 0
 
 
-@njit(**JIT)
+@njit(**JIT_NORC)
 def _finish_key(st, p, ca, cb, ta, tb):
     """The fingerprint from the column sums and the talon's part, with the foundations
     (heights sorted per suit: the places of a suit are interchangeable) and the cells (an
     unordered set: a sum of card hashes)."""
     decks = p[P_DECKS]
+    merge = p[P_MERGE_COLOURS] != 0
+    if merge:
+        return _finish_merged(st, p, ca, cb, ta, tb)
     fcode = np.uint64(0)
     for s in range(4):
         if decks == 1:
@@ -437,11 +404,20 @@ def _finish_key(st, p, ca, cb, ta, tb):
             if x < y:
                 x, y = y, x
             fcode = fcode * np.uint64(196) + np.uint64(x * 14 + y)
+    return _mix_cells(st, p, ca, cb, ta, tb, fcode, False)
+
+
+@njit(**JIT_NORC)
+def _mix_cells(st, p, ca, cb, ta, tb, fcode, merge):
+    """The fingerprint from the column sums, the talon's part, the foundations' code and the
+    cells (an unordered set: a sum of card hashes; ``merge``: read through _MERGED_CARD)."""
     cella = np.uint64(0)
     cellb = np.uint64(0)
     for k in range(p[P_CELLS]):
         card = st[O_CELL + k]
         if card != EMPTY:
+            if merge:
+                card = _MERGED_CARD[card]
             cella += _mix_a(np.uint64(card) + np.uint64(1000))
             cellb += _mix_b(np.uint64(card) + np.uint64(2000))
     h1 = _mix_a(_mix_a(_mix_a(ca ^ fcode) + ta) ^ cella)
@@ -449,13 +425,46 @@ def _finish_key(st, p, ca, cb, ta, tb):
     return h1, h2
 
 
-@njit(**JIT)
-def _key(st, p):
+@njit(**JIT_NORC)
+def _cswap(a, b):
+    return (a, b) if a <= b else (b, a)
+
+
+@njit(**JIT_NORC)
+def _finish_merged(st, p, ca, cb, ta, tb):
+    """``_finish_key`` under P_MERGE_COLOURS: each colour's foundation heights (its two suits'
+    places, suits s and 3 - s) as a sorted tuple, by a sorting network of four."""
+    decks = p[P_DECKS]
+    fcode = np.uint64(0)
+    for colour in range(2):
+        s0 = colour
+        s1 = 3 - colour
+        a = np.int64(st[O_FOUND + s0 * decks])
+        c = np.int64(st[O_FOUND + s1 * decks])
+        if decks == 1:
+            a, c = _cswap(a, c)
+            fcode = fcode * np.uint64(196) + np.uint64(a * 14 + c)
+            continue
+        b = np.int64(st[O_FOUND + s0 * decks + 1])
+        d = np.int64(st[O_FOUND + s1 * decks + 1])
+        a, b = _cswap(a, b)
+        c, d = _cswap(c, d)
+        a, c = _cswap(a, c)
+        b, d = _cswap(b, d)
+        b, c = _cswap(b, c)
+        fcode = fcode * np.uint64(38416) + np.uint64(((a * 14 + b) * 14 + c) * 14 + d)
+    return _mix_cells(st, p, ca, cb, ta, tb, fcode, True)
+
+
+@njit(**JIT_NORC)
+def _fingerprint(st, p):
+    """The 128-bit canonical fingerprint (two uint64) of state ``st``."""
     # columns: an unordered multiset -> sum of per-column hashes
     ca = np.uint64(0)
     cb = np.uint64(0)
+    merge = p[P_MERGE_COLOURS] != 0
     for c in range(p[P_NCOL]):
-        ha, hb = _column_hash(st, c)
+        ha, hb = _column_hash(st, c, merge)
         ca += ha
         cb += hb
     ta, tb = _talon_hash(st, p)
@@ -479,36 +488,35 @@ def _key(st, p):
 HS_SIZE = 2 * NCOL_MAX + 2
 
 
-@njit(**JIT)
+@njit(**JIT_NORC)
 def _summarise_hash(st, p, hs):
     """Write the parent ``st``'s column and talon hashes into ``hs`` (HS layout)."""
+    merge = p[P_MERGE_COLOURS] != 0
     for c in range(p[P_NCOL]):
-        hs[2 * c], hs[2 * c + 1] = _column_hash(st, c)
+        hs[2 * c], hs[2 * c + 1] = _column_hash(st, c, merge)
     hs[2 * NCOL_MAX], hs[2 * NCOL_MAX + 1] = _talon_hash(st, p)
 
 
-@njit(**JIT)
+@njit(**JIT_NORC)
 def _same_column(child, parent, c):
     return (child[O_LEN + c] == parent[O_LEN + c] and child[O_DOWN + c] == parent[O_DOWN + c]
             and (child[O_OBLIG] == c + 1) == (parent[O_OBLIG] == c + 1))
 
 
-@njit(**JIT)
+@njit(**JIT_NORC)
 def _fingerprint_from(child, parent, p, hs, out):
     """``_fingerprint(child, p)`` for a child of ``parent`` (one move and its automatic
     moves), from the parent's hashes ``hs`` (``_summarise_hash``): only the columns and the
     talon that changed are hashed again.  Writes the child's own hashes into ``out`` (HS
-    layout), for its children in turn (not with P_MERGE_COLOURS, whose fingerprints are
-    always computed in full)."""
-    if p[P_MERGE_COLOURS]:
-        return _fingerprint(child, p)
+    layout), for its children in turn."""
+    merge = p[P_MERGE_COLOURS] != 0
     ca = np.uint64(0)
     cb = np.uint64(0)
     for c in range(p[P_NCOL]):
         if _same_column(child, parent, c):
             out[2 * c], out[2 * c + 1] = hs[2 * c], hs[2 * c + 1]
         else:
-            out[2 * c], out[2 * c + 1] = _column_hash(child, c)
+            out[2 * c], out[2 * c + 1] = _column_hash(child, c, merge)
         ca += out[2 * c]
         cb += out[2 * c + 1]
     t = 2 * NCOL_MAX

@@ -69,7 +69,7 @@ def primitive_min_cost(rules, layout, straight_home=False, limit=300_000):
             continue
         if mg._won(st, p):
             return cost
-        n = mg._gen(st, p, moves, scores)
+        n = mg._gen(st, p, moves, scores, np.zeros(mg.GEN_WORK, np.int64))
         for m in moves[:n]:
             child = st.copy()
             mg._apply(child, m, p)
@@ -98,7 +98,7 @@ def kernel_min_moves(rules, layout):
             continue
         if mg._won(st, p):
             return g
-        n = mg._gen(st, p, moves, scores)
+        n = mg._gen(st, p, moves, scores, np.zeros(mg.GEN_WORK, np.int64))
         assert n >= 0
         for m in moves[:n]:
             child = st.copy()

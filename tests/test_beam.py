@@ -179,7 +179,7 @@ def test_a_depth_keeps_the_best_of_each_stock_signature_first(kids, keep, cap):
     sigs = np.array([s for _, s in kids], np.int64)
     ckey, csig = keys.copy(), sigs.copy()
     cpar, cmove = np.arange(n, dtype=np.int64), np.arange(n, dtype=np.int64) * 7
-    k = beam._select(ckey, cpar, cmove, csig, n, keep, cap)
+    k = beam._select(ckey, cpar, cmove, csig, n, keep, cap, beam.select_scratch(n))
     want = select_by_hand(list(keys), list(sigs), keep, cap)
     assert k == len(want)
     assert list(cpar[:k]) == want and list(cmove[:k]) == [7 * i for i in want]

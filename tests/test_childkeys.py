@@ -10,13 +10,13 @@ import numpy as np
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from harpsolve.deals import deal_layout
-from harpsolve.movegen import MAX_MOVES, _apply, _auto, _gen
+from harpsolve.movegen import GEN_WORK, MAX_MOVES, _apply, _auto, _gen
 from harpsolve.rules import VARIANTS, get_rules
 from harpsolve.search.dfs import (
     FS_SIZE, H_FEATURES, H_WEIGHTED, _child_key, _child_key_from, _features_from, _summarise_features,
 )
 from harpsolve.state import (
-    ALL_CUTS, HS_SIZE, N_WEIGHTS, O_OBLIG, P_MERGE_COLOURS, P_NCOL, _fingerprint, _fingerprint_from, _summarise_hash,
+    ALL_CUTS, HS_SIZE, N_WEIGHTS, O_OBLIG, P_NCOL, _fingerprint, _fingerprint_from, _summarise_hash,
     kernel_params, pack,
 )
 
@@ -30,7 +30,7 @@ def _check_children(st_, hs, p, rng):
     scores = np.zeros(MAX_MOVES, np.int32)
     buf = np.zeros(256, np.int64)
     fs = np.zeros(FS_SIZE, np.int64)
-    n = _gen(st_, p, moves, scores)
+    n = _gen(st_, p, moves, scores, np.zeros(GEN_WORK, np.int64))
     _summarise_features(st_, p, fs)
     children = []
     for m in moves[:max(n, 0)]:
@@ -40,11 +40,10 @@ def _check_children(st_, hs, p, rng):
             _auto(child, p, buf)
         out = np.zeros(HS_SIZE, np.uint64)
         assert _fingerprint_from(child, st_, p, hs, out) == _fingerprint(child, p)
-        if not p[P_MERGE_COLOURS]:  # the child's own hashes, for its children
-            mine = np.zeros(HS_SIZE, np.uint64)
-            _summarise_hash(child, p, mine)
-            ncol = p[P_NCOL]
-            assert (out[:2 * ncol] == mine[:2 * ncol]).all() and (out[-2:] == mine[-2:]).all()
+        mine = np.zeros(HS_SIZE, np.uint64)  # the child's own hashes, for its children
+        _summarise_hash(child, p, mine)
+        ncol = p[P_NCOL]
+        assert (out[:2 * ncol] == mine[:2 * ncol]).all() and (out[-2:] == mine[-2:]).all()
         assert _child_key_from(child, st_, m, p, fs) == _child_key(child, m, p)
         got, full = np.zeros(FS_SIZE, np.int64), np.zeros(FS_SIZE, np.int64)
         _features_from(child, st_, p, fs, got)  # the child's own features, for its children

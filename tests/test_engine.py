@@ -400,7 +400,7 @@ def test_loops_are_cut_as_drop_loops_cuts_them():
     import numpy as np
 
     from harpsolve.deals import deal_layout
-    from harpsolve.movegen import MAX_MOVES, _apply, _auto, _gen
+    from harpsolve.movegen import GEN_WORK, MAX_MOVES, _apply, _auto, _gen
     from harpsolve.search import dfs, restarts
     from harpsolve.search.shortcut import _walk, shorten
     from harpsolve.solution import drop_loops
@@ -423,7 +423,7 @@ def test_loops_are_cut_as_drop_loops_cuts_them():
         _auto(st0, p, buf)
         walk, cur = [], st0.copy()
         for _ in range(150):
-            n = _gen(cur, p, moves, scores)
+            n = _gen(cur, p, moves, scores, np.zeros(GEN_WORK, np.int64))
             if n <= 0:
                 break
             m = int(moves[rng.randrange(n)])

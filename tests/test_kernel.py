@@ -33,7 +33,7 @@ GOLDEN = Path(__file__).parent / "golden" / "perft.json"
 def kernel_moves(st_, p) -> dict[str, int]:
     out = np.zeros(mg.MAX_MOVES, np.int64)
     scores = np.zeros(mg.MAX_MOVES, np.int32)
-    n = mg._gen(st_, p, out, scores)
+    n = mg._gen(st_, p, out, scores, np.zeros(mg.GEN_WORK, np.int64))
     assert n >= 0
     moves = {}
     for m in out[:n]:
@@ -329,7 +329,7 @@ def test_auto_of_a_child_from_its_parents_mask(variant, number, seed, steps, lef
         p = kernel_params(rules, dominance=dominance)
         home = mg._auto_mask(s, p)
         moves = np.zeros(mg.MAX_MOVES, np.int64)
-        n = mg._gen(s, p, moves, np.zeros(mg.MAX_MOVES, np.int32))
+        n = mg._gen(s, p, moves, np.zeros(mg.MAX_MOVES, np.int32), np.zeros(mg.GEN_WORK, np.int64))
         for m in moves[:n]:
             a = s.copy()
             mg._apply(a, m, p)

@@ -27,8 +27,8 @@ def root_moves(rules, layout, p):
     b.fresh_table()
     ctr = np.zeros(dfs.C_SIZE, np.int64)
     b.stack[0] = pack(layout, rules)
-    n = dfs._root(b.stack, b.hs, b.fs, b.home, b.moves, b.mstart, b.nmoves, b.nxt, b.scores, b.autobuf, b.t1, b.t2, b.tv,
-                  ctr, p)
+    n = dfs._root(b.stack, b.hs, b.fs, b.home, b.moves, b.mstart, b.nmoves, b.nxt, b.scores, b.autobuf, b.work, b.scratch,
+                  b.keys, b.t1, b.t2, b.tv, ctr, p)
     assert n >= 0
     return [int(m) for m in b.moves[:b.nmoves[0]]]
 
@@ -76,6 +76,21 @@ def test_merged_colours_share_a_key():
     plain = kernel_params(rules)
     assert fingerprint(st_, merged) == fingerprint(sw, merged)
     assert fingerprint(st_, plain) != fingerprint(sw, plain)
+
+    # the foundations: a colour's heights are one set across its four places (two decks;
+    # places in suit order clubs, diamonds, hearts, spades, two a suit), not a set per suit
+    def with_found(heights):
+        s = st_.copy()
+        s[O_FOUND:O_FOUND + 8] = heights
+        return fingerprint(s, merged)
+
+    base = with_found([3, 1, 2, 0, 5, 4, 0, 2])
+    assert with_found([0, 2, 2, 0, 5, 4, 3, 1]) == base  # clubs' and spades' places swapped
+    assert with_found([2, 1, 0, 2, 5, 4, 3, 0]) == base  # black heights dealt otherwise
+    assert with_found([3, 1, 5, 4, 2, 0, 0, 2]) == base  # red heights dealt otherwise
+    assert with_found([3, 2, 2, 0, 5, 4, 0, 2]) != base  # one black height differs
+    assert with_found([3, 1, 2, 0, 5, 0, 4, 2]) != base  # a black and a red height traded
+    assert with_found([3, 1, 2, 0, 5, 4, 0, 2]) != fingerprint(st_, merged)
 
 
 def test_same_run_twice_gives_the_same_result():

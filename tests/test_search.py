@@ -151,7 +151,7 @@ def _settled(st, m, p):
 
 def _children(st, p):
     moves = np.zeros(mg.MAX_MOVES, np.int64)
-    n = mg._gen(st, p, moves, np.zeros(mg.MAX_MOVES, np.int32))
+    n = mg._gen(st, p, moves, np.zeros(mg.MAX_MOVES, np.int32), np.zeros(mg.GEN_WORK, np.int64))
     return [_settled(st, m, p) for m in moves[:n]]
 
 

@@ -96,7 +96,7 @@ from numba import njit
 
 from ..config import JIT
 from ..movegen import (
-    MAX_MOVES, M_FOUND_COL, M_TALON_COL, M_TALON_FOUND, _apply, _auto, _gen, _kind, _suit_min, _talon_route,
+    GEN_WORK, MAX_MOVES, M_FOUND_COL, M_TALON_COL, M_TALON_FOUND, _apply, _auto, _gen, _kind, _suit_min, _talon_route,
     _won,
 )
 from ..state import (
@@ -301,6 +301,7 @@ def _astar(p, mode, weight, store, parent, pmove, gc, dead, hf, hg, hn, t1, t2, 
     st = np.empty(STATE_BYTES, np.uint8)
     child = np.empty(STATE_BYTES, np.uint8)
     seen = np.zeros(56, np.int64)
+    work = np.empty(GEN_WORK, np.int64)
     nodes = ctr[C_NODES]
     limit = nodes + node_slice
     cap = store.shape[0]
@@ -328,7 +329,7 @@ def _astar(p, mode, weight, store, parent, pmove, gc, dead, hf, hg, hn, t1, t2, 
             ctr[C_NODES] = nodes
             return R_SOLVED
         ctr[C_EXPANDED] += 1
-        count = _gen(st, p, moves, scores)
+        count = _gen(st, p, moves, scores, work)
         if count < 0:
             ctr[C_INCOMPLETE] = 1
             continue

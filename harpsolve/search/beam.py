@@ -36,8 +36,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..config import JIT
-from ..movegen import MAX_MOVES, _apply, _auto, _auto_child, _gen, _won
+from ..config import JIT_NORC
+from ..movegen import GEN_WORK, MAX_MOVES, _apply, _auto, _auto_child, _gen, _won
 from ..state import (
     HS_SIZE, O_OBLIG, O_RECYC, O_TLEN, O_TPTR, STATE_BYTES, _copy_state, _fingerprint, _fingerprint_from,
     _summarise_hash,
@@ -145,7 +145,7 @@ def runs(sets=SETS, first_round=0):
         rnd += 1
 
 
-@njit(**JIT)
+@njit(**JIT_NORC)
 def _stock_sig(st):
     """Where the stock stands in ``st``: recycles used, cards in stock and waste, the
     waste size (bit layout: recycles << 16 | talon length << 8 | waste size; each < 256)."""
@@ -160,46 +160,93 @@ ORDER_BITS = 21
 ORDER_SHIFT = np.int64(1) << ORDER_BITS
 
 
-@njit(**JIT)
-def _smallest(v, idx, m, out, start):
-    """Write the ``m`` indices of ``idx`` with the smallest ``v[idx]`` (unique values), in
-    increasing order, into ``out[start:]``: a partition, then a sort of ``m`` values."""
-    n = idx.shape[0]
+@njit(**JIT_NORC)
+def _sift_down(h, i, n):
+    """Restore the max-heap h[:n] below position ``i``."""
+    x = h[i]
+    while True:
+        c = 2 * i + 1
+        if c >= n:
+            break
+        if c + 1 < n and h[c + 1] > h[c]:
+            c += 1
+        if h[c] <= x:
+            break
+        h[i] = h[c]
+        i = c
+    h[i] = x
+
+
+@njit(**JIT_NORC)
+def _smallest(vals, n, m, out, start, h):
+    """Write the indices of the ``m`` smallest of ``vals[:n]`` (unique _select order values,
+    each ending in its child's index), in increasing order, into ``out[start:]``.
+
+    A max-heap of the m best so far (``h``, scratch), then heapsort: O(n log m), no
+    allocation and no recursion (the beam kernel is compiled without reference counting,
+    config.JIT_NORC)."""
     if m <= 0:
         return
-    vals = v[idx]
-    if m < n:
-        thr = np.partition(vals, m - 1)[m - 1]
-        idx = idx[vals <= thr]
-        vals = v[idx]
-    o = np.argsort(vals)
     for t in range(m):
-        out[start + t] = idx[o[t]]
+        h[t] = vals[t]
+    for i in range(m // 2 - 1, -1, -1):
+        _sift_down(h, i, m)
+    for t in range(m, n):
+        if vals[t] < h[0]:
+            h[0] = vals[t]
+            _sift_down(h, 0, m)
+    for e in range(m - 1, 0, -1):
+        x = h[0]
+        h[0] = h[e]
+        h[e] = x
+        _sift_down(h, 0, e)
+    for t in range(m):
+        out[start + t] = h[t] & (ORDER_SHIFT - 1)
 
 
-@njit(**JIT)
-def _signature_slots(csig, nc):
-    """Number the distinct stock signatures of the first ``nc`` children: (each child's
-    number, how many numbers there may be), by a small open-addressing table."""
+def select_scratch(ncand: int) -> np.ndarray:
+    """``_select``'s working space for ``ncand`` candidates (its layout: SEL_PARTS slices
+    of ``ncand`` then two signature tables of ``_sig_table_size(ncand)``)."""
+    return np.zeros(SEL_PARTS * ncand + 2 * _sig_table_size(ncand), np.int64)
+
+
+SEL_PARTS = 6  # order values, the uncrowded's, the crowded's, the kept order, heap, slots
+
+
+@njit(**JIT_NORC)
+def _sig_table_size(nc):
+    """Slots of the signature table for ``nc`` children: a power of two, at least 16 and 2 nc."""
+    size = 16
+    while size < 2 * nc:
+        size *= 2
+    return size
+
+
+@njit(**JIT_NORC)
+def _signature_slots(csig, nc, slot, tsig):
+    """Number the distinct stock signatures of the first ``nc`` children into ``slot``, by a
+    small open-addressing table (``tsig``, scratch); returns how many numbers there may be."""
+    size = _sig_table_size(nc)
     bits = 4
-    while (1 << bits) < 2 * nc:
+    while (1 << bits) < size:
         bits += 1
-    mask = (1 << bits) - 1
-    tsig = np.full(1 << bits, -1, np.int64)  # no signature is negative
-    slot = np.empty(nc, np.int64)
+    mask = size - 1
+    for j in range(size):
+        tsig[j] = -1  # no signature is negative
     for i in range(nc):
         j = np.int64((np.uint64(csig[i]) * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(64 - bits)) & mask
         while tsig[j] != -1 and tsig[j] != csig[i]:
             j = (j + 1) & mask
         tsig[j] = csig[i]
         slot[i] = j
-    return slot, 1 << bits
+    return size
 
 
-@njit(**JIT)
-def _select(ckey, cpar, cmove, csig, nc, keep, cap):
+@njit(**JIT_NORC)
+def _select(ckey, cpar, cmove, csig, nc, keep, cap, sel):
     """Move the ``keep`` best of the first ``nc`` children to the front, in increasing key
-    order (ties: the earlier child first); returns how many are kept.
+    order (ties: the earlier child first); returns how many are kept.  ``sel``: scratch
+    (``select_scratch``).
 
     With ``cap`` > 0 a child is "crowded" when ``cap`` children of the same stock signature
     (``csig``) have smaller keys (or the same key, earlier); the uncrowded come first, the
@@ -207,76 +254,84 @@ def _select(ckey, cpar, cmove, csig, nc, keep, cap):
 
     Cost: the children of a depth are selected every CANDIDATES * width of them, so this is
     per child what the beam pays besides making and keying it.  With cap 0 or 1 no sort of
-    all of them: a partition finds the kept ones and only those are sorted; with cap 1 the
+    all of them: a heap finds the kept ones in order (``_smallest``); with cap 1 the
     uncrowded children are the best of each signature, found in one pass with a small hash
-    table.  Measured (twentieth session, a /tmp script timing this against the three stable
-    sorts it replaced, 16 * width random keys in 2 000 values and 50 signatures, cap 1, the
-    sweeps running beside it): width 4 58 -> 37 ns a child, 64 105 -> 10 ns, 1 024 203 ->
-    12 ns; in the portfolio (the same deals and nodes, beams' time per child, the sweeps'
-    parents paused but not their workers):
-    harp 1-300 every 3rd 0.50 -> 0.45 us, big-harp 60 001-60 300 every 3rd 0.49 -> 0.46 us."""
-    v = np.empty(nc, np.int64)
+    table.  (Twentieth session, the partition-and-sort form of this against the three stable
+    sorts it replaced, 16 * width random keys in 2 000 values and 50 signatures, cap 1, a
+    /tmp script: width 4 58 -> 37 ns a child, 64 105 -> 10 ns, 1 024 203 -> 12 ns.)"""
+    N = ckey.shape[0]
+    v = sel[:N]
+    fv = sel[N:2 * N]
+    cv = sel[2 * N:3 * N]
+    order = sel[3 * N:4 * N]
+    h = sel[4 * N:5 * N]
+    slot = sel[5 * N:6 * N]
+    T = _sig_table_size(N)
+    tsig = sel[SEL_PARTS * N:SEL_PARTS * N + T]
+    tab = sel[SEL_PARTS * N + T:SEL_PARTS * N + 2 * T]
     for i in range(nc):
         v[i] = ckey[i] * ORDER_SHIFT + i
     k = min(nc, keep)
-    order = np.empty(k, np.int64)
     if cap == 0 or nc <= keep:
-        _smallest(v, np.arange(nc), k, order, 0)
+        _smallest(v, nc, k, order, 0, h)
     else:
-        slot, nslots = _signature_slots(csig, nc)
-        free = np.empty(nc, np.int64)
-        crowded = np.empty(nc, np.int64)
+        nslots = _signature_slots(csig, nc, slot, tsig)
         nf = 0
         ncr = 0
         if cap == 1:
             # the uncrowded children are each signature's best: one pass, no sort of them all
-            best = np.full(nslots, np.iinfo(np.int64).max, np.int64)
+            best = tab
+            for j in range(nslots):
+                best[j] = np.iinfo(np.int64).max
             for i in range(nc):
                 best[slot[i]] = min(best[slot[i]], v[i])
             for i in range(nc):
                 if v[i] == best[slot[i]]:
-                    free[nf] = i
+                    fv[nf] = v[i]
                     nf += 1
                 else:
-                    crowded[ncr] = i
+                    cv[ncr] = v[i]
                     ncr += 1
         else:
-            seen = np.zeros(nslots, np.int64)
-            for i in np.argsort(v):
+            seen = tab
+            for j in range(nslots):
+                seen[j] = 0
+            _smallest(v, nc, nc, order, 0, h)  # every child, in order
+            for t in range(nc):
+                i = order[t]
                 seen[slot[i]] += 1
                 if seen[slot[i]] <= cap:
-                    free[nf] = i
+                    fv[nf] = v[i]
                     nf += 1
                 else:
-                    crowded[ncr] = i
+                    cv[ncr] = v[i]
                     ncr += 1
-        _smallest(v, free[:nf], min(nf, k), order, 0)
+        _smallest(fv, nf, min(nf, k), order, 0, h)
         if nf < k:
-            _smallest(v, crowded[:ncr], k - nf, order, nf)
-    k2 = ckey[order]
-    p2 = cpar[order]
-    m2 = cmove[order]
-    s2 = csig[order]
-    ckey[:k] = k2
-    cpar[:k] = p2
-    cmove[:k] = m2
-    csig[:k] = s2
+            _smallest(cv, ncr, k - nf, order, nf, h)
+    for arr in (ckey, cpar, cmove, csig):
+        for t in range(k):
+            h[t] = arr[order[t]]
+        for t in range(k):
+            arr[t] = h[t]
     return k
 
 
-@njit(**JIT)
-def _beam(cur, nxt, ckey, cpar, cmove, csig, cap, hstart, hpar, hmove, path, t1, t2, ctr, p, node_slice):
+@njit(**JIT_NORC)
+def _beam(cur, nxt, ckey, cpar, cmove, csig, cap, hstart, hpar, hmove, path, t1, t2, ctr, p, node_slice,
+          moves, scores, work, autobuf, child, hs2, fs, sel):
     """Search on for at most ``node_slice`` children; returns a B_* code.  B_GROW: the
     table is half full (double it and call again); B_HISTORY: the history arrays are full
-    (the same).  On B_SOLVED the line is ``path[:ctr[C_PATHLEN]]``."""
+    (the same).  On B_SOLVED the line is ``path[:ctr[C_PATHLEN]]``.
+
+    Scratch, from the caller (the kernel allocates nothing: it is compiled without reference
+    counting, config.JIT_NORC): ``moves``/``scores`` a parent's moves, ``work`` _gen's working
+    space, ``autobuf`` the automatic moves', ``child`` the child being made, ``hs2`` the parent's hashes and the
+    child's and ``fs`` the parent's features (its children's keys cost only the columns that
+    change), ``sel`` _select's."""
     width = cur.shape[0]
-    moves = np.empty(MAX_MOVES, np.int64)
-    scores = np.empty(MAX_MOVES, np.int32)
-    autobuf = np.empty(256, np.int64)
-    child = np.empty(cur.shape[1], np.uint8)
-    hs = np.empty(HS_SIZE, np.uint64)  # the parent's hashes and features: its children's
-    fs = np.empty(FS_SIZE, np.int64)   # keys cost only the columns that change
-    hs_child = np.empty(HS_SIZE, np.uint64)
+    hs = hs2[0]
+    hs_child = hs2[1]
     d = ctr[C_DEPTH]
     i = ctr[C_PARENT]
     j = ctr[C_MOVE]
@@ -289,7 +344,7 @@ def _beam(cur, nxt, ckey, cpar, cmove, csig, cap, hstart, hpar, hmove, path, t1,
     code = B_DEPTH
     while d < MAX_DEPTH:
         while i < ncur:
-            n = _gen(cur[i], p, moves, scores)
+            n = _gen(cur[i], p, moves, scores, work)
             _summarise_hash(cur[i], p, hs)
             _summarise_features(cur[i], p, fs)
             home = np.int64(-1)  # the parent's _auto_mask, found when a child first needs it
@@ -321,7 +376,7 @@ def _beam(cur, nxt, ckey, cpar, cmove, csig, cap, hstart, hpar, hmove, path, t1,
                     continue
                 stored += 1
                 if nc == ckey.shape[0]:
-                    nc = _select(ckey, cpar, cmove, csig, nc, width, cap)
+                    nc = _select(ckey, cpar, cmove, csig, nc, width, cap, sel)
                     ctr[C_DROPPED] = 1
                 ckey[nc] = _child_key_from(child, cur[i], m, p, fs)
                 cpar[nc] = i
@@ -343,7 +398,7 @@ def _beam(cur, nxt, ckey, cpar, cmove, csig, cap, hstart, hpar, hmove, path, t1,
         if hstart[d + 1] + keep > hpar.shape[0]:
             code = B_HISTORY
             break
-        ncur = _select(ckey, cpar, cmove, csig, nc, keep, cap)
+        ncur = _select(ckey, cpar, cmove, csig, nc, keep, cap, sel)
         h = hstart[d + 1]
         for k in range(ncur):
             _copy_state(nxt[k], cur[cpar[k]])
@@ -391,6 +446,10 @@ class BeamSearch:
         self.cpar = np.zeros(CANDIDATES * width, np.int64)
         self.cmove = np.zeros(CANDIDATES * width, np.int64)
         self.csig = np.zeros(CANDIDATES * width, np.int64)
+        # the kernel's scratch (_beam's docstring)
+        self.scratch = (np.zeros(MAX_MOVES, np.int64), np.zeros(MAX_MOVES, np.int32), np.zeros(GEN_WORK, np.int64), np.zeros(256, np.int64),
+                        np.zeros(STATE_BYTES, np.uint8), np.zeros((2, HS_SIZE), np.uint64), np.zeros(FS_SIZE, np.int64),
+                        select_scratch(CANDIDATES * width))
         self.cap = cap
         self.hstart = np.zeros(MAX_DEPTH + 2, np.int64)
         self.hstart[1] = 1  # depth 0 is the root, entry 0
@@ -425,7 +484,7 @@ class BeamSearch:
 
     def nbytes(self) -> int:
         return (self.t1.nbytes + self.t2.nbytes + self.hpar.nbytes + self.hmove.nbytes + self.cur.nbytes
-                + self.nxt.nbytes + 4 * self.ckey.nbytes)
+                + self.nxt.nbytes + 4 * self.ckey.nbytes + sum(a.nbytes for a in self.scratch))
 
     def advance(self, nodes: int = 0, deadline: float | None = None, reserve=None):
         """Search on for at most ``nodes`` more children (0 = no limit) or until ``deadline``.
@@ -444,7 +503,7 @@ class BeamSearch:
             if n == 0:
                 return None, "nodes"
             code = _beam(self.cur, self.nxt, self.ckey, self.cpar, self.cmove, self.csig, self.cap, self.hstart,
-                         self.hpar, self.hmove, self.path, self.t1, self.t2, ctr, self.p, n)
+                         self.hpar, self.hmove, self.path, self.t1, self.t2, ctr, self.p, n, *self.scratch)
             if code == B_GROW or code == B_HISTORY:
                 grow = self.t1.nbytes + self.t2.nbytes if code == B_GROW else self.hpar.nbytes + self.hmove.nbytes
                 if reserve is not None and not reserve(self.nbytes() + grow):

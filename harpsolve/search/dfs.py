@@ -40,8 +40,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..config import JIT
-from ..movegen import M_TALON_COL, M_TALON_FOUND, _apply, _auto, _auto_child, _gen, _kind, _sort_by_key, _won
+from ..config import JIT_NORC
+from ..movegen import GEN_WORK, M_TALON_COL, M_TALON_FOUND, _apply, _auto, _auto_child, _gen, _kind, _sort_by_key, _won
 from ..state import (
     MAXLEN, NCOL_MAX, O_COLS, O_DOWN, O_FOUND, O_LEN, O_OBLIG, O_RECYC, O_TLEN, O_TPTR, P_DECKS, P_DOMINANCE, P_HEUR,
     P_NCOL, P_NOISE, P_PASSES, P_SEED, P_W0, _copy_state, _fingerprint, _fingerprint_from, _mix_a, _same_column,
@@ -74,7 +74,7 @@ H_FEATURES = 6
  F_RECYCLES, F_WASTE) = range(10)
 
 
-@njit(**JIT)
+@njit(**JIT_NORC)
 def _features(st, p):
     """(hidden cards, cards home, empty columns, cards in stock and waste)."""
     hidden = 0
@@ -89,7 +89,7 @@ def _features(st, p):
     return hidden, home, empty, np.int64(st[O_TLEN])
 
 
-@njit(**JIT)
+@njit(**JIT_NORC)
 def _column_features(st, c):
     """Column ``c``'s cards as the feature key counts them: (cards lying on a lower card of
     their own suit, kings lying on another card, the kinds with a face-down copy here, the
@@ -117,7 +117,7 @@ def _column_features(st, c):
     return blockers, kings, once, twice
 
 
-@njit(**JIT)
+@njit(**JIT_NORC)
 def _popcount(x):
     x = np.uint64(x)
     x = x - ((x >> np.uint64(1)) & np.uint64(0x5555555555555555))
@@ -126,7 +126,7 @@ def _popcount(x):
     return np.int64((x * np.uint64(0x0101010101010101)) >> np.uint64(56))
 
 
-@njit(**JIT)
+@njit(**JIT_NORC)
 def _feature_key(st, m, p):
     """H_FEATURES: the weighted sum of single-card-game features of ``st``, plus noise.
 
@@ -149,7 +149,7 @@ def _feature_key(st, m, p):
 _NO_FEATURES = np.zeros(0, np.int64)
 
 
-@njit(**JIT, inline="always")  # inlined: ``from_parent`` is a constant at each call, its branch folds away
+@njit(**JIT_NORC, inline="always")  # inlined: ``from_parent`` is a constant at each call, its branch folds away
 def _feature_totals(st, parent, p, fs, from_parent):
     """The column counts of the feature key, summed over the columns: (blockers, kings on
     cards, the kinds with both copies face down).  ``from_parent``: a column that is the
@@ -168,7 +168,7 @@ def _feature_totals(st, parent, p, fs, from_parent):
     return blockers, kings, twice
 
 
-@njit(**JIT)
+@njit(**JIT_NORC)
 def _weigh_features(st, m, p, blockers, kings, twice):
     """The feature key from the column counts that need a walk over the cards (``blockers``,
     ``kings``, ``twice``: the kinds with both copies face down) and the rest, read off ``st``."""
@@ -198,7 +198,7 @@ def _weigh_features(st, m, p, blockers, kings, twice):
     return key
 
 
-@njit(**JIT)
+@njit(**JIT_NORC)
 def _child_key(child, m, p):
     h = p[P_HEUR]
     if h == H_FEATURES:
@@ -225,7 +225,7 @@ def _child_key(child, m, p):
 FS_SIZE = 4 * NCOL_MAX
 
 
-@njit(**JIT)
+@njit(**JIT_NORC)
 def _summarise_features(st, p, fs):
     """Write the parent ``st``'s column features into ``fs`` (FS layout; nothing unless the
     heuristic is H_FEATURES)."""
@@ -235,7 +235,7 @@ def _summarise_features(st, p, fs):
         fs[4 * c], fs[4 * c + 1], fs[4 * c + 2], fs[4 * c + 3] = _column_features(st, c)
 
 
-@njit(**JIT)
+@njit(**JIT_NORC)
 def _child_key_from(child, parent, m, p, fs):
     """``_child_key(child, m, p)`` for a child of ``parent``, from the parent's column
     features ``fs`` (``_summarise_features``) where the heuristic is H_FEATURES."""
@@ -245,7 +245,7 @@ def _child_key_from(child, parent, m, p, fs):
     return _weigh_features(child, m, p, blockers, kings, twice)
 
 
-@njit(**JIT)
+@njit(**JIT_NORC)
 def _features_from(child, parent, p, fs, out):
     """``_summarise_features(child, p, out)`` for a child of ``parent`` whose column features
     are ``fs``: a column that is the parent's (state._same_column) keeps its features, the
@@ -270,7 +270,7 @@ def _features_from(child, parent, p, fs, out):
             out[f], out[f + 1], out[f + 2], out[f + 3] = _column_features(child, c)
 
 
-@njit(**JIT)
+@njit(**JIT_NORC)
 def _order_children(st, p, moves, n, scratch, keys, fs):
     """Sort the first n moves by the key of the position each leads to (stable); ``fs``:
     ``st``'s column features (``_summarise_features`` or ``_features_from``).
@@ -294,7 +294,7 @@ def _order_children(st, p, moves, n, scratch, keys, fs):
     _sort_by_key(moves, keys, n)
 
 
-@njit(**JIT)
+@njit(**JIT_NORC)
 def _enter(t1, t2, tv, st, p):
     """Enter ``st`` in the table: NEW_KEY, BETTER (its key was there with a worse
     stock position, under stock dominance) or SKIP (it, or a position that
@@ -303,7 +303,7 @@ def _enter(t1, t2, tv, st, p):
     return _enter_key(t1, t2, tv, st, p, h1, h2)
 
 
-@njit(**JIT)
+@njit(**JIT_NORC)
 def _enter_key(t1, t2, tv, st, p, h1, h2):
     """``_enter`` with ``st``'s fingerprint given."""
     s = _claim(t1, t2, h1, h2)
@@ -319,8 +319,9 @@ def _enter_key(t1, t2, tv, st, p, h1, h2):
     return BETTER
 
 
-@njit(**JIT)
-def _dfs(stack, hs, fs, home, moves, mstart, nmoves, nxt, scores, autobuf, t1, t2, tv, ctr, p, node_slice):
+@njit(**JIT_NORC)
+def _dfs(stack, hs, fs, home, moves, mstart, nmoves, nxt, scores, autobuf, work, scratch, keys, t1, t2, tv, ctr, p,
+         node_slice):
     """Search on; the moves of depth d are moves[mstart[d] : mstart[d] + nmoves[d]],
     ``hs[d]`` holds ``stack[d]``'s column and talon hashes (state._fingerprint_from) and
     ``fs[d]`` its column features (``_features_from``), ``home[d]`` its ``_auto_mask``
@@ -328,11 +329,12 @@ def _dfs(stack, hs, fs, home, moves, mstart, nmoves, nxt, scores, autobuf, t1, t
 
     Move lists are stacked in one flat array (a deep path of nodes with few
     moves costs little), and keys live in ``ctr`` so a call resumes exactly.
+    ``work`` (_gen's working space), ``scratch`` and ``keys`` (a child being keyed and the
+    keys: _order_children) come from the caller: the kernel allocates nothing (it is compiled
+    without reference counting, config.JIT_NORC).
     """
     d = ctr[C_DEPTH]
     nodes = ctr[C_NODES]
-    scratch = np.empty_like(stack[0])
-    keys = np.empty(scores.shape[0], np.int64)
     limit = nodes + node_slice
     maxd = stack.shape[0] - 1
     cap_half = t1.shape[0] // 2
@@ -373,7 +375,7 @@ def _dfs(stack, hs, fs, home, moves, mstart, nmoves, nxt, scores, autobuf, t1, t
             ctr[C_INCOMPLETE] = 1  # out of move-stack room: explore no deeper here
             continue
         mine = moves[lo:lo + scores.shape[0]]
-        n = _gen(child, p, mine, scores)
+        n = _gen(child, p, mine, scores, work)
         if n < 0:
             ctr[C_INCOMPLETE] = 1
             continue
@@ -388,8 +390,8 @@ def _dfs(stack, hs, fs, home, moves, mstart, nmoves, nxt, scores, autobuf, t1, t
             ctr[C_MAXDEPTH] = d
 
 
-@njit(**JIT)
-def _root(stack, hs, fs, home, moves, mstart, nmoves, nxt, scores, autobuf, t1, t2, tv, ctr, p):
+@njit(**JIT_NORC)
+def _root(stack, hs, fs, home, moves, mstart, nmoves, nxt, scores, autobuf, work, scratch, keys, t1, t2, tv, ctr, p):
     """Prepare depth 0: safe moves, the root's fingerprint and moves.
 
     Returns the number of automatic moves made at the root (in ``autobuf``),
@@ -403,11 +405,10 @@ def _root(stack, hs, fs, home, moves, mstart, nmoves, nxt, scores, autobuf, t1, 
     ctr[C_STORED] = 1
     ctr[C_DEPTH] = 0
     mstart[0] = 0
-    n = _gen(stack[0], p, moves[:scores.shape[0]], scores)
+    n = _gen(stack[0], p, moves[:scores.shape[0]], scores, work)
     if n < 0:
         return -1
-    _order_children(stack[0], p, moves[:scores.shape[0]], n, np.empty_like(stack[0]),
-                    np.empty(scores.shape[0], np.int64), fs[0])
+    _order_children(stack[0], p, moves[:scores.shape[0]], n, scratch, keys, fs[0])
     nmoves[0] = n
     nxt[0] = 0
     return na
@@ -442,6 +443,9 @@ class Buffers:
         self.nxt = np.zeros(MAX_DEPTH, np.int32)
         self.scores = np.zeros(MAX_MOVES, np.int32)
         self.autobuf = np.zeros(256, np.int64)
+        self.work = np.zeros(GEN_WORK, np.int64)        # _gen's working space
+        self.scratch = np.zeros(STATE_BYTES, np.uint8)  # a child being keyed (_order_children)
+        self.keys = np.zeros(MAX_MOVES, np.int64)       # ...and the keys
         self.t1 = self.t2 = self.tv = None
 
     def fresh_table(self, capacity: int) -> None:
@@ -495,8 +499,8 @@ class DfsSearch:
         self.ctr = np.zeros(C_SIZE, np.int64)
         buf.stack[0] = root
         b = buf
-        na = _root(b.stack, b.hs, b.fs, b.home, b.moves, b.mstart, b.nmoves, b.nxt, b.scores, b.autobuf, b.t1, b.t2, b.tv,
-                   self.ctr, p)
+        na = _root(b.stack, b.hs, b.fs, b.home, b.moves, b.mstart, b.nmoves, b.nxt, b.scores, b.autobuf, b.work, b.scratch,
+                   b.keys, b.t1, b.t2, b.tv, self.ctr, p)
         self.final = None  # (kernel code, reason) once the search has ended
         if _won(b.stack[0], p):
             self.ctr[C_DEPTH] = 0
@@ -544,7 +548,7 @@ class DfsSearch:
             if n == 0:
                 return None, "nodes"
             code = _dfs(b.stack, b.hs, b.fs, b.home, b.moves, b.mstart, b.nmoves, b.nxt, b.scores, b.autobuf,
-                        b.t1, b.t2, b.tv, ctr, self.p, n)
+                        b.work, b.scratch, b.keys, b.t1, b.t2, b.tv, ctr, self.p, n)
             if code == R_GROW:
                 size = b.t1.shape[0] * 2
                 if reserve is not None and not reserve(size * ENTRY_BYTES_DFS):

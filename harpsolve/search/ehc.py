@@ -16,7 +16,7 @@ import numpy as np
 from numba import njit
 
 from ..config import JIT
-from ..movegen import _apply, _auto, _gen, _won
+from ..movegen import GEN_WORK, _apply, _auto, _gen, _won
 from ..state import O_DOWN, O_FOUND, O_OBLIG, P_DECKS, P_NCOL, _copy_state, _fingerprint
 from .tt import _claim
 
@@ -46,6 +46,7 @@ def _bfs(cur, p, q, h0, queue, parent, pmove, t1, t2, slots, moves, scores, auto
     step used to cost more than the search itself.
     """
     cap = queue.shape[0]
+    work = np.empty(GEN_WORK, np.int64)
     queue[0] = cur
     parent[0] = -1
     h1, h2 = _fingerprint(cur, p)
@@ -56,7 +57,7 @@ def _bfs(cur, p, q, h0, queue, parent, pmove, t1, t2, slots, moves, scores, auto
     found = -1
     limit_stored = t1.shape[0] // 2
     while head < tail and found < 0 and nodes < node_budget:
-        n = _gen(queue[head], q, moves, scores)
+        n = _gen(queue[head], q, moves, scores, work)
         if n < 0:
             break
         if seed != 0:

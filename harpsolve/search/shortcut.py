@@ -13,7 +13,7 @@ import numpy as np
 from numba import njit
 
 from ..config import JIT
-from ..movegen import _apply, _auto, _gen
+from ..movegen import GEN_WORK, _apply, _auto, _gen
 from ..state import O_OBLIG, STATE_BYTES, _copy_state, _mix_a
 
 assert STATE_BYTES % 8 == 0  # _key reads a state as words
@@ -83,12 +83,13 @@ def _shortcut(start, path, n, p, moves, scores, autobuf, out):
         keys[j] = h
         vals[j] = i
     child = np.empty(nb, np.uint8)
+    work = np.empty(GEN_WORK, np.int64)
     i = 0
     k = 0
     while i < n:
         best = i + 1
         best_m = path[i]
-        cnt = _gen(states[i], p, moves, scores)
+        cnt = _gen(states[i], p, moves, scores, work)
         for t in range(max(cnt, 0)):
             _copy_state(child, states[i])
             _step(child, moves[t], p, autobuf)

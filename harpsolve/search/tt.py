@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..config import JIT
+from ..config import JIT_NORC
 
 ENTRY_BYTES = 16
 _ONE = np.uint64(1)
@@ -32,7 +32,7 @@ def new_payload(capacity: int) -> np.ndarray:
     return np.zeros(capacity, np.int64)
 
 
-@njit(**JIT)
+@njit(**JIT_NORC)
 def _claim(t1, t2, h1, h2):
     """Find or add a fingerprint: its slot if it was there, ``-1 - slot`` if it was new."""
     h1 = h1 | _ONE
@@ -52,14 +52,14 @@ def _claim(t1, t2, h1, h2):
             i = 0
 
 
-@njit(**JIT)
+@njit(**JIT_NORC)
 def _slot(t1, t2, h1, h2):
     """The slot holding a fingerprint, claimed for it if it was absent (for tables with a payload)."""
     s = _claim(t1, t2, h1, h2)
     return s if s >= 0 else -1 - s
 
 
-@njit(**JIT)
+@njit(**JIT_NORC)
 def _rehash(o1, o2, ov, n1, n2, nv):
     """Move every entry, with its payload ``ov[i]``, into the bigger table (n1, n2, nv)."""
     for i in range(o1.shape[0]):
