@@ -14,7 +14,6 @@ play they lead to ("draw to 7H (12 taps), 7H to t3").
 """
 from __future__ import annotations
 
-import functools
 import time
 from dataclasses import dataclass
 
@@ -27,7 +26,7 @@ from .config import JIT
 from .layout import Layout
 from .reference import (
     CELL_TO_COLUMN, CELL_TO_FOUNDATION, COLUMN_TO_CELL, COLUMN_TO_COLUMN, COLUMN_TO_FOUNDATION, DRAW, RECYCLE,
-    TAKE_BACK, TOKEN_FORMS, WASTE_TO_COLUMN, WASTE_TO_FOUNDATION, Game, Move, MoveError, parse_move, replay,
+    TAKE_BACK, WASTE_TO_COLUMN, WASTE_TO_FOUNDATION, Game, Move, MoveError, parse_move, replay,
 )
 from .state import O_OBLIG, O_FOUND, O_RECYC, O_TLEN, O_TPTR, P_DECKS, P_DRAW, P_PASSES
 
@@ -51,21 +50,24 @@ def _route_tokens(d1: int, rec: int, d2: int) -> list[str]:
 
 def _move_text(m: int, card: int) -> str:
     """The token of kernel move ``m`` itself (its talon route apart); ``card`` is the card a
-    take-back moves (else unused)."""
-    kind = (m >> 24) & 15
-    if kind not in _KIND:
-        raise AssertionError(f"unknown move kind {kind}")
-    return _text(m, card, TOKEN_FORMS.get(_KIND[kind]))
+    take-back moves (else -1, unused)."""
+    key = (m << 7) | (card + 1)  # card < 127
+    t = _TEXTS.get(key)
+    if t is None:
+        kind, a, b, n = (m >> 24) & 15, (m >> 16) & 255, (m >> 8) & 255, m & 255
+        if kind not in _KIND:
+            raise AssertionError(f"unknown move kind {kind}")
+        if len(_TEXTS) >= 1 << 16:
+            _TEXTS.clear()
+        t = _TEXTS[key] = str(Move(_KIND[kind], a + 1 if kind in _FROM_PLACE else 0, b + 1 if kind in _TO_PLACE else 0,
+                                   n if kind == mg.M_COL_COL and n > 1 else 1, card if kind == mg.M_FOUND_COL else None))
+    return t
 
 
-@functools.lru_cache(maxsize=1 << 16)
-def _text(m: int, card: int, form: str) -> str:
-    """:func:`_move_text`, cached: a token is a function of the move, the card and the token
-    form of its kind (a key, read from the table on every call), and building a Move to
-    print it was a tenth of an easy-harp solve's time."""
-    kind, a, b, n = (m >> 24) & 15, (m >> 16) & 255, (m >> 8) & 255, m & 255
-    return str(Move(_KIND[kind], a + 1 if kind in _FROM_PLACE else 0, b + 1 if kind in _TO_PLACE else 0,
-                    n if kind == mg.M_COL_COL and n > 1 else 1, card if kind == mg.M_FOUND_COL else None))
+# _move_text's tokens by move and card: a token is a function of the two (the token forms are
+# constants, reference.TOKEN_FORMS), and building a Move to print it was a tenth of an
+# easy-harp solve's time; a dict read is cheaper than functools.lru_cache's call.
+_TEXTS: dict[int, str] = {}
 
 
 # One row per move a replayed path makes (:func:`_path_rows`): the kernel move, its talon

@@ -126,15 +126,17 @@ def kernel_params(rules: Rules, *, compound: bool = True, auto: bool = True, pru
     the "features" heuristic (search/dfs.py, ``H_FEATURES``).
     ``cuts``: a bit set of the proved cuts (``CUT_*``, ``ALL_CUTS``).
     """
-    p = np.zeros(P_SIZE, np.int64)
+    # filled as a list and converted once: numpy's item assignment costs ~0.2 us an item,
+    # and the restarts and beams make a vector a run (~9 a deal)
+    p = [0] * P_SIZE
     p[P_NCOL] = rules.n_columns
     p[P_DECKS] = rules.decks
     p[P_DRAW] = rules.draw
     p[P_PASSES] = rules.passes
-    p[P_BUILD_SUIT] = rules.build == "suit"
-    p[P_RUNS] = rules.column_moves == "runs"
+    p[P_BUILD_SUIT] = int(rules.build == "suit")
+    p[P_RUNS] = int(rules.column_moves == "runs")
     p[P_KING_RUNS] = rules.king_runs
-    p[P_EMPTY_ANY] = rules.empty == "any"
+    p[P_EMPTY_ANY] = int(rules.empty == "any")
     p[P_CELLS] = rules.cells
     p[P_TAKEBACK] = rules.takeback
     p[P_COMPOUND] = compound
@@ -143,7 +145,7 @@ def kernel_params(rules: Rules, *, compound: bool = True, auto: bool = True, pru
     p[P_EXACT_KEY] = exact_key
     p[P_HEUR] = heuristic
     p[P_AGGRESSIVE] = aggressive
-    p[P_DOMINANCE] = dominance and stock_dominance(rules, compound=compound, prune=prune, exact_key=exact_key)
+    p[P_DOMINANCE] = int(dominance and stock_dominance(rules, compound=compound, prune=prune, exact_key=exact_key))
     p[P_ALWAYS_HOME] = always_home
     p[P_MERGE_COLOURS] = merge_colours
     p[P_NOISE] = noise
@@ -151,11 +153,11 @@ def kernel_params(rules: Rules, *, compound: bool = True, auto: bool = True, pru
     if weights is not None:
         if len(weights) > N_WEIGHTS:
             raise ValueError(f"at most {N_WEIGHTS} weights")
-        p[P_W0:P_W0 + len(weights)] = weights
+        p[P_W0:P_W0 + len(weights)] = [int(w) for w in weights]
     if cuts & ~ALL_CUTS:
         raise ValueError(f"unknown cut bits {cuts & ~ALL_CUTS:#x}")
     p[P_CUTS] = cuts
-    return p
+    return np.array(p, np.int64)
 
 
 def stock_dominance(rules: Rules, *, compound: bool = True, prune: bool = True, exact_key: bool = False) -> bool:
