@@ -360,3 +360,21 @@ def test_sweep_rows_reports_what_a_folder_gained_since_a_commit(tmp_path, capsys
     assert "table: 4 deals (solved 2, unsolvable 1, unknown 1), bounds [50.000, 75.000] %" in out
     assert "unknown deals: [4]" in out
     assert rows.main(["klondike-1", "--since", "HEAD", "--results", str(tmp_path / "results")]) == 2
+
+
+def test_profile_jit_finds_the_reference_counts_and_disassembles_a_hot_address():
+    """profile_jit.py's reading of the dumped code: numba's NRT_incref / NRT_decref found by
+    their instructions wherever they lie, and the instructions up to a sampled address
+    decoded from the dump (the perf recording itself needs perf: not run here)."""
+    import shutil
+
+    prof = _script("profile_jit")
+    filler = bytes.fromhex("90") * 40  # nops
+    code = filler + prof.INCREF + bytes.fromhex("90") * 6 + prof.DECREF + bytes.fromhex("7401c3") + filler
+    base = 0x7F0000001000
+    found = prof.nrt_ranges([(base, code)])
+    assert [(lo - base, name) for lo, _, name in found] == [(40, "NRT_incref"), (56, "NRT_decref")]
+    if shutil.which("objdump"):
+        lines = prof.disassemble([(base, code)], base + 40 + 5, 3)  # the lock incq
+        assert lines and "lock incq" in lines[-1] and lines[-1].strip().startswith(f"{base + 45:x}:")
+    assert prof.parse_deals("1-10/3") == [1, 4, 7, 10]
