@@ -26,7 +26,7 @@ from .config import JIT
 from .layout import Layout
 from .reference import (
     CELL_TO_COLUMN, CELL_TO_FOUNDATION, COLUMN_TO_CELL, COLUMN_TO_COLUMN, COLUMN_TO_FOUNDATION, DRAW, RECYCLE,
-    TAKE_BACK, WASTE_TO_COLUMN, WASTE_TO_FOUNDATION, Game, Move, MoveError, parse_move, replay,
+    TAKE_BACK, TOKEN_FORMS, WASTE_TO_COLUMN, WASTE_TO_FOUNDATION, Game, Move, MoveError, parse_move, replay,
 )
 from .state import O_OBLIG, O_FOUND, O_RECYC, O_TLEN, O_TPTR, P_DECKS, P_DRAW, P_PASSES
 
@@ -64,10 +64,21 @@ def _move_text(m: int, card: int) -> str:
     return t
 
 
-# _move_text's tokens by move and card: a token is a function of the two (the token forms are
-# constants, reference.TOKEN_FORMS), and building a Move to print it was a tenth of an
-# easy-harp solve's time; a dict read is cheaper than functools.lru_cache's call.
+# _move_text's tokens by move and card: a token is a function of the two and of the token
+# forms (reference.TOKEN_FORMS, the one table every token is written from), and building a
+# Move to print it was a tenth of an easy-harp solve's time; a dict read is cheaper than
+# functools.lru_cache's call.  _rows_tokens empties it when the table has changed since.
 _TEXTS: dict[int, str] = {}
+_TEXTS_FORMS: tuple = ()
+
+
+def _texts_current() -> None:
+    """Empty _TEXTS if reference.TOKEN_FORMS changed since its tokens were written."""
+    global _TEXTS_FORMS
+    forms = tuple(TOKEN_FORMS.items())
+    if forms != _TEXTS_FORMS:
+        _TEXTS.clear()
+        _TEXTS_FORMS = forms
 
 
 # One row per move a replayed path makes (:func:`_path_rows`): the kernel move, its talon
@@ -134,6 +145,7 @@ def _path_rows(root, path, p, rows):
 
 
 def _rows_tokens(rows: np.ndarray) -> list[str]:
+    _texts_current()
     out: list[str] = []
     for m, d1, rec, d2, card in rows.tolist():
         if d1 != NO_ROUTE:
