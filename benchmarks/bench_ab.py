@@ -94,11 +94,9 @@ for line in sys.stdin:
 
 
 def parse_deals(text: str) -> list[int]:
-    from harpsolve.sweep.jobs import parse_range
+    from harpsolve.sweep.jobs import parse_every
 
-    rng, _, step = text.partition("/")
-    deals = list(parse_range(rng))
-    return deals[::int(step)] if step else deals
+    return parse_every(text)
 
 
 def checkout(ref: str, tmp: str) -> tuple[str, bool]:

@@ -312,10 +312,9 @@ def main(argv=None) -> int:
     r2.add_argument("--check", type=int, default=0, help="solve the first N deals and compare")
     a = ap.parse_args(argv)
     if a.cmd in ("collect", "collect-rows"):
-        from harpsolve.sweep.jobs import parse_range
+        from harpsolve.sweep.jobs import parse_every
 
-        rng, _, step = a.deals.partition("/")
-        deals = list(parse_range(rng))[::int(step or 1)]
+        deals = parse_every(a.deals)
         n = (collect(a.variant, deals, a.out, a.restarts_cap) if a.cmd == "collect"
              else collect_rows(a.variant, deals, a.out, a.cap))
         print(f"{n} deals -> {a.out}")

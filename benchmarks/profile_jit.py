@@ -65,11 +65,9 @@ DECREF = bytes.fromhex("4885ff7406f048ff0f")     # test rdi; je; lock decq (rdi)
 
 
 def parse_deals(text: str) -> list[int]:
-    from harpsolve.sweep.jobs import parse_range
+    from harpsolve.sweep.jobs import parse_every
 
-    rng, _, step = text.partition("/")
-    deals = list(parse_range(rng))
-    return deals[::int(step)] if step else deals
+    return parse_every(text)
 
 
 def load_regions(folder: str) -> list[tuple[int, bytes]]:

@@ -50,7 +50,8 @@ def _route_tokens(d1: int, rec: int, d2: int) -> list[str]:
 
 def _move_text(m: int, card: int) -> str:
     """The token of kernel move ``m`` itself (its talon route apart); ``card`` is the card a
-    take-back moves (else -1, unused)."""
+    take-back moves (else -1, unused).  Cached in _TEXTS, which its one caller,
+    _rows_tokens, first checks against the token table (_texts_current)."""
     key = (m << 7) | (card + 1)  # card < 127
     t = _TEXTS.get(key)
     if t is None:

@@ -49,6 +49,22 @@ def parse_range(text: str) -> list[int]:
     return sorted(deals)
 
 
+def parse_every(text: str) -> list[int]:
+    """:func:`parse_range` with an optional ``/K``: every K-th of those deals (the benchmark
+    scripts' samples, ``1-100000/50``).
+
+    >>> parse_every("1-10/3")
+    [1, 4, 7, 10]
+    """
+    rng, _, step = str(text).partition("/")
+    deals = parse_range(rng)
+    if not step:
+        return deals
+    if not step.isdigit() or int(step) < 1:
+        raise SweepError(f"bad deal sample {text!r}: /{step} is not a positive whole number")
+    return deals[::int(step)]
+
+
 def format_range(deals) -> str:
     """The shortest range text for a set of deals (inverse of :func:`parse_range`)."""
     deals = sorted(set(deals))
