@@ -15,7 +15,7 @@ from pathlib import Path
 import numba
 
 _HERE = Path(__file__).resolve().parent
-_KERNEL_SOURCES = ["config.py", "bits.py", "state.py", "movegen.py"]
+_KERNEL_SOURCES = ["config.py", "bits.py", "prefetch.py", "state.py", "movegen.py"]
 
 
 def _cache_dir() -> str:

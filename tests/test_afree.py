@@ -264,14 +264,14 @@ def test_the_obligation_is_part_of_the_key():
     pr = afree.Problem(rules, deal_layout(rules, 5))
     assert pr.q[afree.Q_DEFER] == 1
     S = pr.root.copy()
-    k0 = afree._key(S, pr.q, pr.radix)
+    k0 = afree._key(S, pr.q)
     tlen = int(pr.q[afree.Q_TLEN])
     plain = (np.uint64(S[afree.S_REM]) | np.uint64(S[afree.S_POS]) << np.uint64(tlen))
     assert k0[0] == plain
     keys = {tuple(int(x) for x in k0)}
     for ob in (1, 2, 26):
         S[afree.S_OB] = ob
-        keys.add(tuple(int(x) for x in afree._key(S, pr.q, pr.radix)))
+        keys.add(tuple(int(x) for x in afree._key(S, pr.q)))
     assert len(keys) == 4
     # the flag is off where the talon is not a reserve
     assert afree.Problem(get_rules("klondike-3"), deal_layout(rules, 5)).q[afree.Q_DEFER] == 0
@@ -293,7 +293,7 @@ def test_a_long_talon_with_a_pass_limit_keys_the_stock_position_in_k2():
     for pos in (0, 1, 59):
         for rc in (0, 1, 3):
             S[afree.S_POS], S[afree.S_RC] = pos, rc
-            k1, k2 = afree._key(S, pr.q, pr.radix)
+            k1, k2 = afree._key(S, pr.q)
             assert k1 == np.uint64(S[afree.S_REM]) and int(k2) >> 63 == 1
             keys.add((int(k1), int(k2)))
     assert len(keys) == 9
@@ -449,6 +449,47 @@ def test_talon_plays_are_those_of_a_walk_through_the_stock(game, seed, left, sha
         n = afree._gen(S, pr.q, pr.cols, pr.talon, w, out, 0, afree.MAX_MOVES)
         if n <= 0:
             break
+        afree._apply(S, int(out[rng.randrange(n)]), pr.q, pr.cols, pr.talon)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(game=st.sampled_from([("klondike-1", {}), ("klondike-3", {}), ("big-harp", {}), ("endless-harp", {}),
+                             ("klondike-3", {"takeback": False})]),
+       seed=st.integers(0, 2**32), left=st.integers(6, 52), share=st.sampled_from([0.1, 0.4, 0.8]),
+       steps=st.integers(1, 60), one_word=st.booleans())
+def test_children_keys_ahead_are_the_keys_of_the_children(game, seed, left, share, steps, one_word):
+    """Along random lines of play: the key's column field kept move by move (``S_DV``, by
+    ``_lower``) is the columns' d in mixed radix, written out from the radices; and the keys
+    ``_ahead`` stores for a state's children (and prefetches) are the keys of those children
+    made one by one -- (0, 0) exactly for a won child -- in both table layouts, shared or not."""
+    variant, overrides = game
+    rules = get_rules(variant, overrides)
+    layout = endgame(rules, random.Random(seed), left, stock_share=share)
+    pr = afree.Problem(rules, layout, one_word=one_word)
+    assume(pr.ok)
+    ncol = int(pr.q[afree.Q_NCOL])
+    w = afree.work(pr.talon, int(pr.q[afree.Q_TLEN]))
+    rng = random.Random(seed ^ 3)
+    S = pr.root.copy()
+    out = np.zeros(afree.MAX_MOVES, np.int64)
+    keys = np.zeros(2 * afree.MAX_MOVES, np.uint64)
+    t = np.zeros(1 << 10, np.uint64)
+    flags = np.zeros(1 << 10, np.uint8)
+    scratch = np.empty(afree.S_SIZE, np.int64)
+    for step in range(steps):
+        dv = 0
+        for i in range(ncol):
+            dv = dv * int(pr.radix[i]) + int(S[afree.S_D + i])
+        assert S[afree.S_DV] == dv
+        n = afree._gen(S, pr.q, pr.cols, pr.talon, w, out, 0, afree.MAX_MOVES)
+        if n <= 0:
+            break
+        afree._ahead(S, out, keys, 0, n, t, flags, step % 2 - 1, pr.q, pr.cols, pr.talon, scratch)
+        for i in range(n):
+            child = S.copy()
+            afree._apply(child, int(out[i]), pr.q, pr.cols, pr.talon)
+            want = (0, 0) if afree._won(child, pr.q) else tuple(int(x) for x in afree._key(child, pr.q))
+            assert (int(keys[2 * i]), int(keys[2 * i + 1])) == want
         afree._apply(S, int(out[rng.randrange(n)]), pr.q, pr.cols, pr.talon)
 
 
@@ -634,10 +675,47 @@ def test_table_entry_is_two_words_side_by_side():
     t = np.zeros(2 * 8, np.uint64)
     k1, k2 = np.uint64(12345), np.uint64((1 << 63) | 77)
     assert afree._insert(t, k1, k2)
-    i = int(afree._mix(k1, k2) & np.uint64(7))
+    i = int(afree._mix(k1, k2)) >> 61  # (_home: the top 3 bits for 8 slots)
     assert (t[2 * i], t[2 * i + 1]) == (k1, k2)
     assert np.count_nonzero(t) == 2
     assert not afree._insert(t, k1, k2)
     assert afree._insert(t, k1 + np.uint64(1), k2)  # another key: the next free slot
     assert np.count_nonzero(t) == 4
     assert afree.ENTRY_BYTES == t[:2].nbytes
+
+
+@settings(max_examples=200, deadline=None)
+@given(k1=st.integers(0, 2**64 - 1), k2=st.integers(0, 2**64 - 1), bits=st.integers(1, 30),
+       one=st.booleans())
+def test_a_key_s_home_slot_doubles_with_the_table(k1, k2, bits, one):
+    """``_home`` takes the top bits of the key's mix: in a table twice the size a key's first
+    slot is 2i or 2i + 1 where it was i (what lets ``_rehash`` write the new table in order);
+    every slot is inside the table, for one-word and two-word entries."""
+    words = 1 if one else 2
+    small = np.zeros(words << bits, np.uint64)
+    big = np.zeros(words << (bits + 1), np.uint64)
+    a = afree._home(small, np.uint64(k1), np.uint64(k2), int(one))
+    b = afree._home(big, np.uint64(k1), np.uint64(k2), int(one))
+    assert 0 <= a < 1 << bits and b >> 1 == a
+
+
+def test_a_grown_table_holds_every_key_once():
+    """``Table.grow`` (``_rehash``) keeps every entry and its flags byte: after two doublings each
+    key of a full-to-half table is found at a slot whose flags byte is the one it had."""
+    rng = np.random.default_rng(11)
+    for words in (1, 2):
+        table = afree.Table(words, shared=True)
+        q = np.zeros(afree.Q_SIZE, np.int64)
+        q[afree.Q_ONE] = int(words == 1)
+        n = table.t.shape[0] // words // 2
+        keys = rng.integers(1, 2**62, (n, 2), dtype=np.int64).astype(np.uint64) | np.uint64(1 << 63)
+        for j, (k1, k2) in enumerate(keys):
+            sl = afree._find(table.t, k1, np.uint64(0) if words == 1 else k2, words == 1)
+            assert sl < 0
+            table.flags[-1 - sl] = j % 251 + 1
+        table.grow(q)
+        table.grow(q)
+        assert np.count_nonzero(table.t) == n * words
+        for j, (k1, k2) in enumerate(keys):
+            sl = afree._find(table.t, k1, np.uint64(0) if words == 1 else k2, words == 1)
+            assert sl >= 0 and table.flags[sl] == j % 251 + 1

@@ -112,6 +112,7 @@ from numba import njit
 
 from ..bits import bitlen, popcount
 from ..config import JIT, JIT_NORC as NORC
+from ..prefetch import prefetch
 from .settings import next_slice
 
 MAX_DEPTH = 4096
@@ -132,7 +133,8 @@ Q_XSHIFT = 17  # where they start in k2 then
 Q_ONE = 18     # 1: the key fits one word (``_pack1``): the table holds 8-byte entries
 Q_FSHIFT = 19  # where the foundation heights start in that word
 Q_DSHIFT = 20  # ...and the columns' field
-Q_SIZE = 21
+Q_W = 21       # 10 slots: the weight of each column's d in the key's mixed-radix field (S_DV)
+Q_SIZE = 31
 OB_BITS = 5    # the key's field for the obligation (S_OB: 0, or 1 + a type, at most 26)
 # which children the search tries first (move ordering only: every move is still tried)
 # measured, klondike-3 deals 1-100 at 200 000 nodes: unknown 9 with (CFL, RV, CFP, TF, TC, TB),
@@ -166,6 +168,7 @@ S_REM = 18     # talon cards left, a bit per talon index
 S_POS = 19     # canonical position (1 + index of the waste top, 0 = empty waste / pure)
 S_RC = 20      # recycles done (0 under unlimited passes)
 S_OB = 21      # obligation: 1 + the type of the talon card just played to a column (Q_DEFER), else 0
+S_DV = 22      # the columns' d in mixed radix, sum of d[i] * q[Q_W + i]: the key's field, kept by _lower
 S_SIZE = 24
 
 # counters
@@ -406,12 +409,16 @@ def _found(S, q, c, delta):
 
 
 @njit(**NORC)
-def _lower(S, cols, i):
+def _lower(S, q, cols, i):
     """Column i loses its locked card; a dealt king left alone at the bottom is not 'locked'
-    (nothing is under it), so it counts as a free king in a vacated column."""
+    (nothing is under it), so it counts as a free king in a vacated column.  The key's column
+    field follows (``S_DV``: d[i] is one of its mixed-radix digits, of weight ``q[Q_W + i]``),
+    so that ``_key`` reads it instead of multiplying out ten digits for every child."""
     S[S_D + i] -= 1
+    S[S_DV] -= q[Q_W + i]
     if S[S_D + i] == 1 and RANK[cols[i, 0]] == 12:
         S[S_D + i] = 0
+        S[S_DV] -= q[Q_W + i]
 
 
 # ---- the stock -------------------------------------------------------------------
@@ -961,9 +968,9 @@ def _apply(S, m, q, cols, talon):
             _found(S, q, talon[a], 1)
     elif kind == MK_CFL:
         _found(S, q, cols[a, S[S_D + a] - 1], 1)
-        _lower(S, cols, a)
+        _lower(S, q, cols, a)
     elif kind == MK_RV:
-        _lower(S, cols, a)
+        _lower(S, q, cols, a)
     elif kind == MK_CFP:
         _found(S, q, a, 1)
     else:  # MK_TB
@@ -989,7 +996,7 @@ def _won(S, q):
 
 # ---- the exact key and its table ---------------------------------------------------
 @njit(**NORC)
-def _key(S, q, radix):
+def _key(S, q):
     # x: the stock position | recycles | obligation (each field's width: Problem)
     x = np.uint64(S[S_POS]) | (np.uint64(S[S_RC]) << np.uint64(q[Q_PBITS]))
     if S[S_OB]:  # (never set unless the field fits: Problem)
@@ -997,10 +1004,7 @@ def _key(S, q, radix):
     k2 = np.uint64(0)
     for k in range(4 * q[Q_DECKS]):
         k2 = (k2 << np.uint64(4)) | np.uint64(S[S_F + k])
-    dv = np.uint64(0)
-    for i in range(q[Q_NCOL]):
-        dv = dv * np.uint64(radix[i]) + np.uint64(S[S_D + i])
-    k2 = k2 | (dv << np.uint64(32)) | (np.uint64(1) << np.uint64(63))
+    k2 = k2 | (np.uint64(S[S_DV]) << np.uint64(32)) | (np.uint64(1) << np.uint64(63))
     k1 = np.uint64(S[S_REM])
     if q[Q_XK2]:
         k2 |= x << np.uint64(q[Q_XSHIFT])
@@ -1032,13 +1036,25 @@ def _mix(k1, k2):
 
 
 @njit(**NORC)
+def _home(t, k1, k2, one):
+    """The first slot probed for a key (``_find``'s arguments): the top bits of its mix, as
+    many as the table's size (a power of two) needs.  Top bits, not bottom ones: then the
+    entries of slot i of a table land at slots 2i and 2i + 1 of the table twice its size (and
+    the few after, by probing), so ``_rehash``, reading the old table in order, writes the new
+    one in order too -- a stream the processor fetches ahead, where bottom bits scatter every
+    entry to a cache miss."""
+    entries = t.shape[0] >> (1 - one)
+    return np.int64(_mix(k1, k2) >> np.uint64(65 - bitlen(entries)))
+
+
+@njit(**NORC)
 def _find(t, k1, k2, one):
-    """Find or add a key in the table (``one``: one-word entries, ``k1`` the packed key, below;
-    else two-word entries, ``_insert``), by linear probing: ``slot`` if the key was there,
-    ``-1 - slot`` if it was added."""
+    """Find or add a key in the table (``one``: one-word entries, ``k1`` the packed key, below,
+    ``k2`` 0; else two-word entries, ``_insert``), by linear probing from ``_home``: ``slot`` if
+    the key was there, ``-1 - slot`` if it was added."""
+    i = _home(t, k1, k2, one)
     if one:
         mask = np.uint64(t.shape[0] - 1)
-        i = np.int64(_mix(k1, np.uint64(0)) & mask)
         while True:
             if t[i] == np.uint64(0):
                 t[i] = k1
@@ -1047,7 +1063,6 @@ def _find(t, k1, k2, one):
                 return i
             i = (i + 1) & np.int64(mask)
     mask = np.uint64((t.shape[0] >> 1) - 1)
-    i = np.int64(_mix(k1, k2) & mask)
     while True:
         if t[2 * i + 1] == np.uint64(0):
             t[2 * i] = k1
@@ -1110,12 +1125,52 @@ def _rehash(t, n, one, flags, nflags, shared):
 
 
 @njit(**JIT)
-def _reslot(S, depth, t, q, radix, slots):
+def _reslot(S, depth, t, q, slots):
     """Find again the slots of the states on a stack (``S[0..depth]``) after the table grew."""
     for k in range(depth + 1):
-        k1, k2 = _key(S[k], q, radix)
+        k1, k2 = _key(S[k], q)
         sl = _slot_of(t, k1, k2, q)
         slots[k] = sl if sl >= 0 else -1 - sl
+
+
+@njit(**NORC)
+def _ahead(P, moves, keys, base, n, t, flags, me, q, cols, talon, child):
+    """The keys of the children of ``P`` (its moves ``moves[base:base + n]``) into
+    ``keys[2 * (base + i)]``, ``keys[2 * (base + i) + 1]`` -- ``(0, 0)`` for a won child -- and
+    a prefetch of each one's table slot (and of its flags byte, for a search on a shared
+    table: ``me`` >= 0, see ``_dfs``).
+
+    Why: ``_dfs`` probes the table once a child, and most probes miss every cache (the table
+    outgrows them); found one by one, a child's key is ready only when its turn comes, so
+    the misses come one after another.  Found here, all of a state's children are asked for
+    at once and the memory system fetches their slots side by side; the probe, later, mostly
+    finds its line in a cache.  The search is the same: a key is a function of the child's
+    state, which does not change, and a prefetch changes no value (``prefetch.py``).  The
+    table may have grown or filled before a child's turn: then the hint was wasted, not wrong
+    (``_find`` probes the table as it is).  Cost: a child that is new to the table is made
+    twice (here for its key, and in ``_dfs`` to enter it); most children are not new."""
+    one = q[Q_ONE]
+    for i in range(n):
+        m = moves[base + i]
+        for k in range(S_SIZE):
+            child[k] = P[k]
+        _apply(child, m, q, cols, talon)
+        j = 2 * (base + i)
+        if _won(child, q):  # (never in the table: the search stops at the first won child)
+            keys[j] = np.uint64(0)
+            keys[j + 1] = np.uint64(0)
+            continue
+        k1, k2 = _key(child, q)
+        keys[j] = k1
+        keys[j + 1] = k2
+        if one:
+            sl = _home(t, _pack1(k1, k2, q), np.uint64(0), 1)
+            prefetch(t, sl)
+        else:
+            sl = _home(t, k1, k2, 0)
+            prefetch(t, 2 * sl)
+        if me >= 0:
+            prefetch(flags, sl)
 
 
 # ---- the search --------------------------------------------------------------------
@@ -1142,7 +1197,7 @@ FINISHED = 0xF0  # the four "finished" bits
 
 
 @njit(**NORC)
-def _dfs(S, moves, nmoves, nxt, t, fill, flags, slots, me, ctr, q, cols, talon, radix, node_slice, w, child):
+def _dfs(S, moves, keys, nmoves, nxt, t, fill, flags, slots, me, ctr, q, cols, talon, node_slice, w, child):
     """Resume the depth-first search; stops after ``node_slice`` new states, to grow the table,
     on a win (``ctr[C_DEPTH]`` = the won state's depth) or when exhausted.  ``fill[0]``: the
     states in the table ``t``.  ``me`` >= 0: the search's number on a shared table, whose flags
@@ -1163,15 +1218,13 @@ def _dfs(S, moves, nmoves, nxt, t, fill, flags, slots, me, ctr, q, cols, talon, 
         if 2 * (fill[0] + 1) > cap:
             ctr[C_DEPTH] = depth
             return R_GROW
-        m = moves[depth * MAX_MOVES + nxt[depth]]
+        j = depth * MAX_MOVES + nxt[depth]
+        m = moves[j]
         nxt[depth] += 1
-        for k in range(S_SIZE):
-            child[k] = S[depth, k]
-        _apply(child, m, q, cols, talon)
-        if _won(child, q):
+        k1, k2 = keys[2 * j], keys[2 * j + 1]  # (_ahead)
+        if k2 == np.uint64(0):
             ctr[C_DEPTH] = depth + 1
             return R_SOLVED
-        k1, k2 = _key(child, q, radix)
         sl = 0
         if me < 0:
             if not _add(t, k1, k2, q):
@@ -1190,7 +1243,8 @@ def _dfs(S, moves, nmoves, nxt, t, fill, flags, slots, me, ctr, q, cols, talon, 
                 fill[0] += 1
         _sync(S, q, cols, talon, w, depth)  # (before S[depth + 1] is overwritten: it may be needed)
         for k in range(S_SIZE):
-            S[depth + 1, k] = child[k]
+            S[depth + 1, k] = S[depth, k]
+        _apply(S[depth + 1], m, q, cols, talon)
         ctr[C_STORED] += 1
         ctr[C_NODES] += 1
         if depth + 1 >= MAX_DEPTH - 1:
@@ -1200,10 +1254,11 @@ def _dfs(S, moves, nmoves, nxt, t, fill, flags, slots, me, ctr, q, cols, talon, 
         _step(S[depth], m, q, cols, talon, w, 1)
         w.via[depth + 1] = m
         w.at[0] = depth + 1
-        n = _moves(child, q, cols, talon, w, _counts(w), moves, (depth + 1) * MAX_MOVES, MAX_MOVES)
+        n = _moves(S[depth + 1], q, cols, talon, w, _counts(w), moves, (depth + 1) * MAX_MOVES, MAX_MOVES)
         if n < 0:
             ctr[C_INCOMPLETE] = 1
             n = MAX_MOVES
+        _ahead(S[depth + 1], moves, keys, (depth + 1) * MAX_MOVES, n, t, flags, me, q, cols, talon, child)
         depth += 1
         if me >= 0:
             slots[depth] = sl
@@ -1219,8 +1274,8 @@ def _dfs(S, moves, nmoves, nxt, t, fill, flags, slots, me, ctr, q, cols, talon, 
 
 
 @njit(**JIT)
-def _root(S, moves, nmoves, nxt, t, fill, flags, slots, me, ctr, q, cols, talon, radix, w):
-    k1, k2 = _key(S[0], q, radix)
+def _root(S, moves, keys, nmoves, nxt, t, fill, flags, slots, me, ctr, q, cols, talon, w, child):
+    k1, k2 = _key(S[0], q)
     if me < 0:
         if _add(t, k1, k2, q):
             fill[0] += 1
@@ -1238,6 +1293,7 @@ def _root(S, moves, nmoves, nxt, t, fill, flags, slots, me, ctr, q, cols, talon,
     if n < 0:
         ctr[C_INCOMPLETE] = 1
         n = MAX_MOVES
+    _ahead(S[0], moves, keys, 0, n, t, flags, me, q, cols, talon, child)
     nmoves[0] = n
     nxt[0] = 0
     ctr[C_DEPTH] = 0
@@ -1343,8 +1399,14 @@ class Problem:
         fshift = tlen + xbits
         dshift = fshift + 16 * decks
         one = int(one_word and not xk2 and dshift + dbits <= 63)
+        # the weight of each column's d in the mixed-radix field: the product of the radices after it
+        weights = [int(np.prod([int(x) for x in self.radix[i + 1:]], dtype=object)) for i in range(ncol)]
+        if not self.ok:
+            weights = [0] * ncol  # (too big for a word, and never used)
         self.q = np.array([decks, rules.draw, rules.passes, int(rules.takeback), ncol, tlen, pbits, rcbits,
-                           int(safe)] + pri + [defer, xk2, xshift, one, fshift, dshift], np.int64)
+                           int(safe)] + pri + [defer, xk2, xshift, one, fshift, dshift]
+                          + weights + [0] * (Q_SIZE - Q_W - ncol), np.int64)
+        S[S_DV] = sum(int(S[S_D + i]) * weights[i] for i in range(ncol))
         S[S_REM] = np.int64((1 << tlen) - 1) if tlen < 64 else -1
         S[S_RC] = (layout.pass_number - 1) if rules.passes else 0
         if self.ok:
@@ -1428,6 +1490,7 @@ class Search:
             return
         self.S = np.empty((MAX_DEPTH + 1, S_SIZE), np.int64)  # each depth written before read
         self.moves = np.empty(MAX_DEPTH * MAX_MOVES, np.int64)  # written before read, per depth
+        self.keys = np.empty(2 * MAX_DEPTH * MAX_MOVES, np.uint64)  # the moves' children's keys (_ahead)
         self.nmoves = np.zeros(MAX_DEPTH + 1, np.int64)
         self.nxt = np.zeros(MAX_DEPTH + 1, np.int64)
         self.ctr = np.zeros(C_SIZE, np.int64)
@@ -1445,8 +1508,8 @@ class Search:
         self.generation = self.table.generation
         self.w, self.child = work(pr.talon, int(pr.q[Q_TLEN])), np.empty(S_SIZE, np.int64)
         tab = self.table
-        _root(self.S, self.moves, self.nmoves, self.nxt, tab.t, tab.fill, tab.flags, self.slots, self.me, self.ctr,
-              pr.q, pr.cols, pr.talon, pr.radix, self.w)
+        _root(self.S, self.moves, self.keys, self.nmoves, self.nxt, tab.t, tab.fill, tab.flags, self.slots, self.me,
+              self.ctr, pr.q, pr.cols, pr.talon, self.w, self.child)
         self._count()
 
     def _count(self):
@@ -1472,10 +1535,10 @@ class Search:
                 return self._unknown("nodes")
             tab = self.table
             if self.shared and self.generation != tab.generation:  # another search grew the table
-                _reslot(self.S, int(self.ctr[C_DEPTH]), tab.t, pr.q, pr.radix, self.slots)
+                _reslot(self.S, int(self.ctr[C_DEPTH]), tab.t, pr.q, self.slots)
                 self.generation = tab.generation
-            code = _dfs(self.S, self.moves, self.nmoves, self.nxt, tab.t, tab.fill, tab.flags, self.slots, self.me,
-                        self.ctr, pr.q, pr.cols, pr.talon, pr.radix, slice_, self.w, self.child)
+            code = _dfs(self.S, self.moves, self.keys, self.nmoves, self.nxt, tab.t, tab.fill, tab.flags, self.slots, self.me,
+                        self.ctr, pr.q, pr.cols, pr.talon, slice_, self.w, self.child)
             self._count()
             if code == R_GROW:
                 if reserve is not None and not reserve(tab.nbytes()):  # (twice as many words)
@@ -1483,7 +1546,7 @@ class Search:
                     return self.result
                 tab.grow(pr.q)
                 if self.shared:
-                    _reslot(self.S, int(self.ctr[C_DEPTH]), tab.t, pr.q, pr.radix, self.slots)
+                    _reslot(self.S, int(self.ctr[C_DEPTH]), tab.t, pr.q, self.slots)
                     self.generation = tab.generation
                 continue
             if code == R_SOLVED:
