@@ -103,6 +103,7 @@ flagged incomplete and can no longer answer ``unsolvable``.
 """
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass
 from typing import NamedTuple
@@ -1380,7 +1381,7 @@ class Problem:
         pbits = 0 if reserve else max(1, tlen.bit_length())
         rcbits = max(0, rules.passes - 1).bit_length()
         defer = int(safe and defer and reserve)
-        dprod = int(np.prod([int(x) for x in self.radix], dtype=object)) if ncol else 1
+        dprod = math.prod(int(x) for x in self.radix)
         if dprod >= 1 << 31:
             self.ok, self.why = False, "columns too deep for the key"
         # x (position, recycles, obligation) after the talon bits in k1, or else in k2 above the
@@ -1400,7 +1401,7 @@ class Problem:
         dshift = fshift + 16 * decks
         one = int(one_word and not xk2 and dshift + dbits <= 63)
         # the weight of each column's d in the mixed-radix field: the product of the radices after it
-        weights = [int(np.prod([int(x) for x in self.radix[i + 1:]], dtype=object)) for i in range(ncol)]
+        weights = [math.prod(int(x) for x in self.radix[i + 1:]) for i in range(ncol)]
         if not self.ok:
             weights = [0] * ncol  # (too big for a word, and never used)
         self.q = np.array([decks, rules.draw, rules.passes, int(rules.takeback), ncol, tlen, pbits, rcbits,
