@@ -6,7 +6,7 @@ import random
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, assume, given, settings, strategies as st
+from hypothesis import HealthCheck, assume, example, given, settings, strategies as st
 
 from harpsolve.cards import rank_of
 from harpsolve.deals import deal_layout
@@ -307,6 +307,9 @@ class _XInK2(afree.Problem):
         if self.ok:
             dbits = max(1, (int(np.prod([int(x) for x in self.radix], dtype=object)) - 1).bit_length())
             self.q[afree.Q_XK2], self.q[afree.Q_XSHIFT] = 1, 32 + dbits
+            # and two-word entries, as Problem makes them wherever x sits in k2 (_pack1 packs
+            # only k2's foundations and d: x there would be cut off a one-word entry)
+            self.q[afree.Q_ONE] = 0
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -314,6 +317,8 @@ class _XInK2(afree.Problem):
                              ("endless-harp", {"draw": 1, "passes": 4, "columns": "1,2,3,4,5"})]),
        seed=st.integers(0, 2**32), left=st.integers(6, 24), takeback=st.booleans(),
        share=st.sampled_from([0.2, 0.5, 0.8]))
+@example(game=("endless-harp", {"draw": 1, "passes": 4, "columns": "1,2,3,4,5"}), seed=49026983, left=23,
+         takeback=False, share=0.5)  # one-word entries fit there: _XInK2 must turn them off
 def test_the_small_fields_in_k2_search_the_same_states(game, seed, left, takeback, share):
     """Where the small fields sit is a layout of the key, not a change of the search: with them
     forced into k2 the search enters the same states and decides the same way (so harp's keys,
@@ -685,15 +690,15 @@ def test_table_entry_is_two_words_side_by_side():
 
 
 @settings(max_examples=200, deadline=None)
-@given(k1=st.integers(0, 2**64 - 1), k2=st.integers(0, 2**64 - 1), bits=st.integers(1, 30),
+@given(k1=st.integers(0, 2**64 - 1), k2=st.integers(0, 2**64 - 1), bits=st.integers(1, 24),
        one=st.booleans())
 def test_a_key_s_home_slot_doubles_with_the_table(k1, k2, bits, one):
     """``_home`` takes the top bits of the key's mix: in a table twice the size a key's first
     slot is 2i or 2i + 1 where it was i (what lets ``_rehash`` write the new table in order);
     every slot is inside the table, for one-word and two-word entries."""
     words = 1 if one else 2
-    small = np.zeros(words << bits, np.uint64)
-    big = np.zeros(words << (bits + 1), np.uint64)
+    small = np.empty(words << bits, np.uint64)  # (only the sizes are read: never touched)
+    big = np.empty(words << (bits + 1), np.uint64)
     a = afree._home(small, np.uint64(k1), np.uint64(k2), int(one))
     b = afree._home(big, np.uint64(k1), np.uint64(k2), int(one))
     assert 0 <= a < 1 << bits and b >> 1 == a
