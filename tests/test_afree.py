@@ -724,3 +724,36 @@ def test_a_grown_table_holds_every_key_once():
         for j, (k1, k2) in enumerate(keys):
             sl = afree._find(table.t, k1, np.uint64(0) if words == 1 else k2, words == 1)
             assert sl >= 0 and table.flags[sl] == j % 251 + 1
+
+
+def test_a_search_on_reused_stacks_is_the_search_on_fresh_ones(monkeypatch):
+    """``_Stacks`` hands a new search the arrays an earlier one left full of its own states,
+    moves and keys: the search reads none of it before writing it, so it enters the same
+    states and finds the same line as on fresh arrays filled with garbage."""
+    rules = get_rules("klondike-3")
+    deals = (7, 40, 5, 103)  # 40 and 103: unsolvable, exhausted in a few thousand states
+    pool = afree._Stacks(keep=1)
+    monkeypatch.setattr(afree, "_STACKS", pool)
+    reused = []
+    for d in deals:
+        s = afree.Search(rules, deal_layout(rules, d))
+        r = s.advance(300_000)
+        reused.append((r.status, r.nodes, r.states, r.tokens))
+        del s
+        assert len(pool.free) == 1  # (handed back when the search was collected)
+    junk = afree._Stacks(keep=0)
+
+    def garbage():
+        S, moves, keys = (np.empty((afree.MAX_DEPTH + 1, afree.S_SIZE), np.int64),
+                          np.empty(afree.MAX_DEPTH * afree.MAX_MOVES, np.int64),
+                          np.empty(2 * afree.MAX_DEPTH * afree.MAX_MOVES, np.uint64))
+        for a in (S, moves, keys):
+            a.reshape(-1)[:1 << 16] = np.random.default_rng(3).integers(0, 2**62, 1 << 16)
+        return S, moves, keys
+
+    monkeypatch.setattr(junk, "take", garbage)
+    monkeypatch.setattr(afree, "_STACKS", junk)
+    for d, want in zip(deals, reused):
+        r = afree.Search(rules, deal_layout(rules, d)).advance(300_000)
+        assert (r.status, r.nodes, r.states, r.tokens) == want
+    assert {w[0] for w in reused} == {"solved", "unsolvable"}
