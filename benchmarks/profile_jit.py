@@ -15,7 +15,8 @@ just before a hot instruction is usually a cache miss).
 
 What it found (twenty-eighth session): 21 % of harp's samples in the two reference-count
 functions, which config.JIT_NORC then removed from the beams and depth-first searches; and
-a fifth of klondike-3's on one load of the arrangement-free engine's table probe.
+a fifth of klondike-3's on one load of the arrangement-free engine's table probe, which
+the twenty-ninth session's prefetch (search/afree.py ``_ahead``) brought down to 2.5 %.
 
 Needs `perf` (linux-perf) and objdump; on a machine without hardware counters perf samples
 the CPU clock, which is what is wanted here.  Exit 1 if perf cannot record.
