@@ -69,11 +69,35 @@ def test_move_bits_are_the_diagram():
 
 def test_table_entry_is_the_diagram():
     assert tt.ENTRY_BYTES == 16 and "16 bytes" in tt.__doc__
-    t1, t2 = tt.new_table(8)
-    assert t1.itemsize + t2.itemsize == tt.ENTRY_BYTES
+    t = tt.new_table(8)
+    assert t.nbytes == 8 * tt.ENTRY_BYTES and tt._slots(t) == 8
     h1, h2 = np.uint64(0), np.uint64(13)    # an even first half: bit 0 is forced to 1
-    slot = tt._claim(t1, t2, h1, h2)
-    assert slot == -1 - 5                   # new, in its home slot: the low bits of t2 (13 & 7)
-    assert t1[5] == 1 and t2[5] == 13
-    assert tt._claim(t1, t2, h1, h2) == 5   # found again
-    assert tt._claim(t1, t2, np.uint64(2), h2) == -1 - 6   # same home slot, next one along
+    slot = tt._claim(t, h1, h2)
+    assert slot == -1 - 5                   # new, in its home slot: the low bits of the second half (13 & 7)
+    assert t[10] == 1 and t[11] == 13       # the two halves side by side: one cache line a probe
+    assert t.reshape(8, 2)[5].tolist() == [1, 13]
+    assert tt._claim(t, h1, h2) == 5        # found again
+    assert tt._claim(t, np.uint64(2), h2) == -1 - 6   # same home slot, next one along
+    assert tt._claim(t, np.uint64(4), np.uint64(15)) == -1 - 7
+    assert tt._claim(t, np.uint64(6), np.uint64(15)) == -1 - 0   # past the last slot: wraps to 0
+    tt._clear(t, 0)
+    assert t[0] == 0 and t[1] == 0 and tt._claim(t, np.uint64(6), np.uint64(15)) == -1 - 0
+
+
+def test_a_grown_transposition_table_holds_every_entry_and_its_payload():
+    """``tt._rehash``: after doublings every fingerprint is found again, with its payload."""
+    rng = np.random.default_rng(7)
+    keys = rng.integers(0, 2**63, size=(40, 2), dtype=np.int64).astype(np.uint64)
+    t, tv = tt.new_table(64), tt.new_payload(64)
+    for i, (h1, h2) in enumerate(keys):
+        s = tt._claim(t, h1, h2)
+        assert s < 0
+        tv[-1 - s] = 1000 + i
+    for size in (128, 256):
+        grown, gv = tt.new_table(size), tt.new_payload(size)
+        tt._rehash(t, tv, grown, gv)
+        t, tv = grown, gv
+    assert np.count_nonzero(t[0::2]) == len(keys)
+    for i, (h1, h2) in enumerate(keys):
+        s = tt._claim(t, h1, h2)
+        assert s >= 0 and tv[s] == 1000 + i

@@ -28,7 +28,7 @@ def root_moves(rules, layout, p):
     ctr = np.zeros(dfs.C_SIZE, np.int64)
     b.stack[0] = pack(layout, rules)
     n = dfs._root(b.stack, b.hs, b.fs, b.home, b.moves, b.mstart, b.nmoves, b.nxt, b.scores, b.autobuf, b.work, b.scratch,
-                  b.keys, b.t1, b.t2, b.tv, ctr, p)
+                  b.keys, b.t, b.tv, ctr, p)
     assert n >= 0
     return [int(m) for m in b.moves[:b.nmoves[0]]]
 

@@ -105,7 +105,7 @@ from ..state import (
     _fingerprint,
 )
 from .settings import next_slice
-from .tt import _rehash, _slot
+from .tt import _rehash, _slot, _slots, new_table
 
 MODE_MOVES, MODE_TOKENS, MODE_SCORE = range(3)
 MODES = {"moves": MODE_MOVES, "tokens": MODE_TOKENS, "score": MODE_SCORE}
@@ -292,7 +292,7 @@ def _h(st, p, mode, seen):
 
 # ---- the search ---------------------------------------------------------------------------------
 @njit(**JIT)
-def _astar(p, mode, weight, store, parent, pmove, gc, dead, hf, hg, hn, t1, t2, tv, ctr, node_slice,
+def _astar(p, mode, weight, store, parent, pmove, gc, dead, hf, hg, hn, t, tv, ctr, node_slice,
            moves, scores, autobuf):
     """Run until solved, exhausted, ``node_slice`` more nodes, or a full array (R_GROW).
 
@@ -305,7 +305,7 @@ def _astar(p, mode, weight, store, parent, pmove, gc, dead, hf, hg, hn, t1, t2, 
     nodes = ctr[C_NODES]
     limit = nodes + node_slice
     cap = store.shape[0]
-    cap_half = t1.shape[0] // 2
+    cap_half = _slots(t) // 2
     passes = p[P_PASSES]
     auto = p[P_AUTO]
     while True:
@@ -345,7 +345,7 @@ def _astar(p, mode, weight, store, parent, pmove, gc, dead, hf, hg, hn, t1, t2, 
             nodes += 1
             g2 = g + cost
             h1, h2 = _fingerprint(child, p)
-            s = _slot(t1, t2, h1, h2)
+            s = _slot(t, h1, h2)
             old = tv[s]
             if old >= 0:
                 if gc[old] <= g2:
@@ -366,7 +366,7 @@ def _astar(p, mode, weight, store, parent, pmove, gc, dead, hf, hg, hn, t1, t2, 
 
 
 @njit(**JIT)
-def _start(root, p, mode, weight, store, parent, pmove, gc, dead, hf, hg, hn, t1, t2, tv, ctr, autobuf):
+def _start(root, p, mode, weight, store, parent, pmove, gc, dead, hf, hg, hn, t, tv, ctr, autobuf):
     """Store the root (after its automatic moves, which cost as much as moves) as node 0."""
     st = root.copy()
     g = 0
@@ -375,7 +375,7 @@ def _start(root, p, mode, weight, store, parent, pmove, gc, dead, hf, hg, hn, t1
     if p[P_PASSES] == 0:
         st[O_RECYC] = 0
     h1, h2 = _fingerprint(st, p)
-    tv[_slot(t1, t2, h1, h2)] = 0
+    tv[_slot(t, h1, h2)] = 0
     _put(st, p, store, 0)
     parent[0] = -1
     pmove[0] = 0
@@ -430,8 +430,7 @@ class _Arrays:
         self.hf = np.zeros(capacity, np.float64)
         self.hg = np.zeros(capacity, np.int64)
         self.hn = np.zeros(capacity, np.int32)
-        self.t1 = np.zeros(2 * capacity, np.uint64)
-        self.t2 = np.zeros(2 * capacity, np.uint64)
+        self.t = new_table(2 * capacity)
         self.tv = np.full(2 * capacity, -1, np.int64)
 
     @staticmethod
@@ -448,11 +447,10 @@ class _Arrays:
             new = np.zeros((cap,) + old.shape[1:], old.dtype)
             new[:old.shape[0]] = old
             setattr(self, name, new)
-        n1 = np.zeros(2 * cap, np.uint64)
-        n2 = np.zeros(2 * cap, np.uint64)
+        grown = new_table(2 * cap)
         nv = np.full(2 * cap, -1, np.int64)
-        _rehash(self.t1, self.t2, self.tv, n1, n2, nv)
-        self.t1, self.t2, self.tv = n1, n2, nv
+        _rehash(self.t, self.tv, grown, nv)
+        self.t, self.tv = grown, nv
 
 
 def run(root: np.ndarray, p: np.ndarray, mode: str = "tokens", weight: float = 1.0, *,
@@ -478,7 +476,7 @@ def run(root: np.ndarray, p: np.ndarray, mode: str = "tokens", weight: float = 1
     autobuf = np.zeros(256, np.int64)
     t0 = time.perf_counter() if t0 is None else t0
     root_cost = int(_start(root, p, m, float(weight), a.store, a.parent, a.pmove, a.gc, a.dead, a.hf, a.hg, a.hn,
-                           a.t1, a.t2, a.tv, ctr, autobuf))
+                           a.t, a.tv, ctr, autobuf))
     code, reason = None, ""
     while True:
         slice_ = next_slice(int(ctr[C_NODES]), max_nodes or None, bool(timeout), NODE_SLICE)
@@ -486,7 +484,7 @@ def run(root: np.ndarray, p: np.ndarray, mode: str = "tokens", weight: float = 1
             reason = "nodes"
             break
         code = int(_astar(p, m, float(weight), a.store, a.parent, a.pmove, a.gc, a.dead, a.hf, a.hg, a.hn,
-                          a.t1, a.t2, a.tv, ctr, slice_, moves, scores, autobuf))
+                          a.t, a.tv, ctr, slice_, moves, scores, autobuf))
         if code == R_GROW:
             if a.nbytes() * 2 > max_memory:
                 code, reason = None, "memory"

@@ -44,7 +44,7 @@ from ..state import (
 )
 from .dfs import FS_SIZE, _child_key_from, _summarise_features
 from .settings import next_slice
-from .tt import _claim
+from .tt import _claim, _slots
 
 # kernel return codes
 B_SOLVED, B_EMPTY, B_PAUSED, B_DEPTH, B_GROW, B_HISTORY = range(6)
@@ -318,7 +318,7 @@ def _select(ckey, cpar, cmove, csig, nc, keep, cap, sel):
 
 
 @njit(**JIT_NORC)
-def _beam(cur, nxt, ckey, cpar, cmove, csig, cap, hstart, hpar, hmove, path, t1, t2, ctr, p, node_slice,
+def _beam(cur, nxt, ckey, cpar, cmove, csig, cap, hstart, hpar, hmove, path, t, ctr, p, node_slice,
           moves, scores, work, autobuf, child, hs2, fs, sel):
     """Search on for at most ``node_slice`` children; returns a B_* code.  B_GROW: the
     table is half full (double it and call again); B_HISTORY: the history arrays are full
@@ -340,7 +340,7 @@ def _beam(cur, nxt, ckey, cpar, cmove, csig, cap, hstart, hpar, hmove, path, t1,
     nodes = ctr[C_NODES]
     stored = ctr[C_STORED]
     limit = nodes + node_slice
-    half = t1.shape[0] // 2
+    half = _slots(t) // 2
     code = B_DEPTH
     while d < MAX_DEPTH:
         while i < ncur:
@@ -372,7 +372,7 @@ def _beam(cur, nxt, ckey, cpar, cmove, csig, cap, hstart, hpar, hmove, path, t1,
                     ctr[C_DEPTH] = d
                     return B_SOLVED
                 h1, h2 = _fingerprint_from(child, cur[i], p, hs, hs_child)
-                if _claim(t1, t2, h1, h2) >= 0:
+                if _claim(t, h1, h2) >= 0:
                     continue
                 stored += 1
                 if nc == ckey.shape[0]:
@@ -456,9 +456,9 @@ class BeamSearch:
         self.hpar = np.zeros(INITIAL_HISTORY, np.int32)
         self.hmove = np.zeros(INITIAL_HISTORY, np.int64)
         self.path = np.zeros(MAX_DEPTH + 1, np.int64)
-        self.t1, self.t2 = new_table(INITIAL_TABLE)
+        self.t = new_table(INITIAL_TABLE)
         h1, h2 = _fingerprint(start, p)
-        _claim(self.t1, self.t2, np.uint64(h1), np.uint64(h2))
+        _claim(self.t, np.uint64(h1), np.uint64(h2))
         self.ctr = np.zeros(C_SIZE, np.int64)
         self.ctr[C_NCUR] = 1
         self.ctr[C_STORED] = 1
@@ -483,7 +483,7 @@ class BeamSearch:
         return bool(self.ctr[C_DROPPED])
 
     def nbytes(self) -> int:
-        return (self.t1.nbytes + self.t2.nbytes + self.hpar.nbytes + self.hmove.nbytes + self.cur.nbytes
+        return (self.t.nbytes + self.hpar.nbytes + self.hmove.nbytes + self.cur.nbytes
                 + self.nxt.nbytes + 4 * self.ckey.nbytes + sum(a.nbytes for a in self.scratch))
 
     def advance(self, nodes: int = 0, deadline: float | None = None, reserve=None):
@@ -503,17 +503,16 @@ class BeamSearch:
             if n == 0:
                 return None, "nodes"
             code = _beam(self.cur, self.nxt, self.ckey, self.cpar, self.cmove, self.csig, self.cap, self.hstart,
-                         self.hpar, self.hmove, self.path, self.t1, self.t2, ctr, self.p, n, *self.scratch)
+                         self.hpar, self.hmove, self.path, self.t, ctr, self.p, n, *self.scratch)
             if code == B_GROW or code == B_HISTORY:
-                grow = self.t1.nbytes + self.t2.nbytes if code == B_GROW else self.hpar.nbytes + self.hmove.nbytes
+                grow = self.t.nbytes if code == B_GROW else self.hpar.nbytes + self.hmove.nbytes
                 if reserve is not None and not reserve(self.nbytes() + grow):
                     self.final = ("ended", "memory")
                     return self.final
                 if code == B_GROW:
-                    size = self.t1.shape[0] * 2
-                    n1, n2 = new_table(size)
-                    _rehash(self.t1, self.t2, new_payload(self.t1.shape[0]), n1, n2, new_payload(size))
-                    self.t1, self.t2 = n1, n2
+                    old, size = self.t, 2 * _slots(self.t)
+                    self.t = new_table(size)
+                    _rehash(old, new_payload(size // 2), self.t, new_payload(size))
                 else:
                     self.hpar = np.concatenate([self.hpar, np.zeros_like(self.hpar)])
                     self.hmove = np.concatenate([self.hmove, np.zeros_like(self.hmove)])

@@ -48,7 +48,7 @@ from ..state import (
     _summarise_hash,
 )
 from .settings import next_slice
-from .tt import ENTRY_BYTES, _claim
+from .tt import ENTRY_BYTES, _claim, _slots
 
 # counters (int64 array ``ctr``)
 C_NODES, C_STORED, C_DEPTH, C_INCOMPLETE, C_MAXDEPTH, C_SIZE = range(6)
@@ -295,18 +295,18 @@ def _order_children(st, p, moves, n, scratch, keys, fs):
 
 
 @njit(**JIT_NORC)
-def _enter(t1, t2, tv, st, p):
+def _enter(t, tv, st, p):
     """Enter ``st`` in the table: NEW_KEY, BETTER (its key was there with a worse
     stock position, under stock dominance) or SKIP (it, or a position that
     dominates it, was entered before)."""
     h1, h2 = _fingerprint(st, p)
-    return _enter_key(t1, t2, tv, st, p, h1, h2)
+    return _enter_key(t, tv, st, p, h1, h2)
 
 
 @njit(**JIT_NORC)
-def _enter_key(t1, t2, tv, st, p, h1, h2):
+def _enter_key(t, tv, st, p, h1, h2):
     """``_enter`` with ``st``'s fingerprint given."""
-    s = _claim(t1, t2, h1, h2)
+    s = _claim(t, h1, h2)
     if not p[P_DOMINANCE]:
         return NEW_KEY if s < 0 else SKIP
     pos = np.int64(st[O_RECYC]) * 256 + np.int64(st[O_TPTR])
@@ -320,7 +320,7 @@ def _enter_key(t1, t2, tv, st, p, h1, h2):
 
 
 @njit(**JIT_NORC)
-def _dfs(stack, hs, fs, home, moves, mstart, nmoves, nxt, scores, autobuf, work, scratch, keys, t1, t2, tv, ctr, p,
+def _dfs(stack, hs, fs, home, moves, mstart, nmoves, nxt, scores, autobuf, work, scratch, keys, t, tv, ctr, p,
          node_slice):
     """Search on; the moves of depth d are moves[mstart[d] : mstart[d] + nmoves[d]],
     ``hs[d]`` holds ``stack[d]``'s column and talon hashes (state._fingerprint_from) and
@@ -337,7 +337,7 @@ def _dfs(stack, hs, fs, home, moves, mstart, nmoves, nxt, scores, autobuf, work,
     nodes = ctr[C_NODES]
     limit = nodes + node_slice
     maxd = stack.shape[0] - 1
-    cap_half = t1.shape[0] // 2
+    cap_half = _slots(t) // 2
     while True:
         if d < 0:
             ctr[C_DEPTH] = d
@@ -363,7 +363,7 @@ def _dfs(stack, hs, fs, home, moves, mstart, nmoves, nxt, scores, autobuf, work,
             ctr[C_NODES] = nodes
             return R_SOLVED
         h1, h2 = _fingerprint_from(child, stack[d], p, hs[d], hs[d + 1])
-        entered = _enter_key(t1, t2, tv, child, p, h1, h2)
+        entered = _enter_key(t, tv, child, p, h1, h2)
         if entered == SKIP:
             continue
         ctr[C_STORED] += entered == NEW_KEY
@@ -391,14 +391,14 @@ def _dfs(stack, hs, fs, home, moves, mstart, nmoves, nxt, scores, autobuf, work,
 
 
 @njit(**JIT_NORC)
-def _root(stack, hs, fs, home, moves, mstart, nmoves, nxt, scores, autobuf, work, scratch, keys, t1, t2, tv, ctr, p):
+def _root(stack, hs, fs, home, moves, mstart, nmoves, nxt, scores, autobuf, work, scratch, keys, t, tv, ctr, p):
     """Prepare depth 0: safe moves, the root's fingerprint and moves.
 
     Returns the number of automatic moves made at the root (in ``autobuf``),
     or -1 if the root has more moves than the buffer holds.
     """
     na = _auto(stack[0], p, autobuf)
-    _enter(t1, t2, tv, stack[0], p)
+    _enter(t, tv, stack[0], p)
     _summarise_hash(stack[0], p, hs[0])
     _summarise_features(stack[0], p, fs[0])
     home[0] = -1  # the root's _auto_mask, found when a child first needs it
@@ -446,25 +446,24 @@ class Buffers:
         self.work = np.zeros(GEN_WORK, np.int64)        # _gen's working space
         self.scratch = np.zeros(STATE_BYTES, np.uint8)  # a child being keyed (_order_children)
         self.keys = np.zeros(MAX_MOVES, np.int64)       # ...and the keys
-        self.t1 = self.t2 = self.tv = None
+        self.t = self.tv = None
 
     def fresh_table(self, capacity: int) -> None:
         from .tt import new_payload, new_table
 
-        if self.t1 is not None and self.t1.shape[0] == capacity:
-            self.t1.fill(0)
-            self.t2.fill(0)
+        if self.t is not None and _slots(self.t) == capacity:
+            self.t.fill(0)
         else:
-            self.t1, self.t2 = new_table(capacity)
+            self.t = new_table(capacity)
             self.tv = new_payload(capacity)
 
     def table_bytes(self) -> int:
-        return 0 if self.t1 is None else self.t1.shape[0] * ENTRY_BYTES_DFS
+        return 0 if self.t is None else _slots(self.t) * ENTRY_BYTES_DFS
 
     def trim(self, keep: int = 64 << 20) -> None:
         """Let a big table go (the next search starts small anyway)."""
         if self.table_bytes() > keep:
-            self.t1 = self.t2 = self.tv = None
+            self.t = self.tv = None
 
 
 _POOL: dict[str, Buffers] = {}
@@ -500,7 +499,7 @@ class DfsSearch:
         buf.stack[0] = root
         b = buf
         na = _root(b.stack, b.hs, b.fs, b.home, b.moves, b.mstart, b.nmoves, b.nxt, b.scores, b.autobuf, b.work, b.scratch,
-                   b.keys, b.t1, b.t2, b.tv, self.ctr, p)
+                   b.keys, b.t, b.tv, self.ctr, p)
         self.final = None  # (kernel code, reason) once the search has ended
         if _won(b.stack[0], p):
             self.ctr[C_DEPTH] = 0
@@ -548,16 +547,15 @@ class DfsSearch:
             if n == 0:
                 return None, "nodes"
             code = _dfs(b.stack, b.hs, b.fs, b.home, b.moves, b.mstart, b.nmoves, b.nxt, b.scores, b.autobuf,
-                        b.work, b.scratch, b.keys, b.t1, b.t2, b.tv, ctr, self.p, n)
+                        b.work, b.scratch, b.keys, b.t, b.tv, ctr, self.p, n)
             if code == R_GROW:
-                size = b.t1.shape[0] * 2
+                size = 2 * _slots(b.t)
                 if reserve is not None and not reserve(size * ENTRY_BYTES_DFS):
                     self.final = (None, "memory")
                     return self.final
-                n1, n2 = new_table(size)
-                nv = new_payload(size)
-                _rehash(b.t1, b.t2, b.tv, n1, n2, nv)
-                b.t1, b.t2, b.tv = n1, n2, nv
+                grown, nv = new_table(size), new_payload(size)
+                _rehash(b.t, b.tv, grown, nv)
+                b.t, b.tv = grown, nv
                 continue
             if code == R_SOLVED:
                 self.final = (R_SOLVED, "")

@@ -18,7 +18,7 @@ from numba import njit
 from ..config import JIT
 from ..movegen import GEN_WORK, _apply, _auto, _gen, _won
 from ..state import O_DOWN, O_FOUND, O_OBLIG, P_DECKS, P_NCOL, _copy_state, _fingerprint
-from .tt import _claim
+from .tt import _claim, _clear, _slots
 
 E_SOLVED, E_STUCK, E_BUDGET = range(3)
 
@@ -36,11 +36,11 @@ def _progress(st, p):
 
 
 @njit(**JIT)
-def _bfs(cur, p, q, h0, queue, parent, pmove, t1, t2, slots, moves, scores, autobuf, nodes, node_budget, seed, rng):
+def _bfs(cur, p, q, h0, queue, parent, pmove, t, slots, moves, scores, autobuf, nodes, node_budget, seed, rng):
     """Breadth-first search from ``cur``, with the moves of params ``q``, for the nearest
     position better than ``h0``: (its index in ``queue`` or -1, nodes, rng).
 
-    ``t1``/``t2`` must come in empty and are left empty: ``slots`` records the
+    ``t`` must come in empty and are left empty: ``slots`` records the
     slots this search fills, and only those are cleared -- a climb makes a
     step per card home or turned up, and wiping the whole table at every
     step used to cost more than the search itself.
@@ -50,12 +50,12 @@ def _bfs(cur, p, q, h0, queue, parent, pmove, t1, t2, slots, moves, scores, auto
     queue[0] = cur
     parent[0] = -1
     h1, h2 = _fingerprint(cur, p)
-    slots[0] = -1 - _claim(t1, t2, h1, h2)
+    slots[0] = -1 - _claim(t, h1, h2)
     head = 0
     tail = 1
     stored = 1
     found = -1
-    limit_stored = t1.shape[0] // 2
+    limit_stored = _slots(t) // 2
     while head < tail and found < 0 and nodes < node_budget:
         n = _gen(queue[head], q, moves, scores, work)
         if n < 0:
@@ -79,7 +79,7 @@ def _bfs(cur, p, q, h0, queue, parent, pmove, t1, t2, slots, moves, scores, auto
                 _auto(child, q, autobuf)
             nodes += 1
             a, b = _fingerprint(child, p)
-            s = _claim(t1, t2, a, b)
+            s = _claim(t, a, b)
             if s >= 0:
                 continue
             slots[stored] = -1 - s
@@ -92,13 +92,12 @@ def _bfs(cur, p, q, h0, queue, parent, pmove, t1, t2, slots, moves, scores, auto
                 break
         head += 1
     for k in range(stored):
-        t1[slots[k]] = 0
-        t2[slots[k]] = 0
+        _clear(t, slots[k])
     return found, nodes, rng
 
 
 @njit(**JIT)
-def _ehc(start, p, stages, queue, parent, pmove, t1, t2, slots, moves, scores, autobuf, path, ctr, node_budget, seed):
+def _ehc(start, p, stages, queue, parent, pmove, t, slots, moves, scores, autobuf, path, ctr, node_budget, seed):
     """Climb from ``start`` (safe moves already made); write the path of moves into ``path``.
 
     ``ctr[0]`` counts nodes, ``ctr[1]`` the path length.  Returns E_SOLVED,
@@ -106,7 +105,7 @@ def _ehc(start, p, stages, queue, parent, pmove, t1, t2, slots, moves, scores, a
     ``seed`` 0 keeps the generator's move order; any other value shuffles each
     node's moves (xorshift), so that a restart commits to other improvements.
     ``stages`` holds the params of the move sets each step tries in turn;
-    ``t1``/``t2``/``slots`` are the breadth-first searches' table (:func:`_bfs`).
+    ``t``/``slots`` are the breadth-first searches' table (:func:`_bfs`).
     """
     rng = np.uint64(seed) * np.uint64(0x9E3779B97F4A7C15) + np.uint64(1)
     cur = start.copy()
@@ -123,7 +122,7 @@ def _ehc(start, p, stages, queue, parent, pmove, t1, t2, slots, moves, scores, a
         for stage in range(stages.shape[0]):
             if found >= 0 or nodes >= node_budget:
                 break
-            found, nodes, rng = _bfs(cur, p, stages[stage], h0, queue, parent, pmove, t1, t2, slots, moves, scores,
+            found, nodes, rng = _bfs(cur, p, stages[stage], h0, queue, parent, pmove, t, slots, moves, scores,
                                      autobuf, nodes, node_budget, seed, rng)
         if found < 0:
             ctr[0] = nodes
@@ -180,7 +179,7 @@ class _Buffers:
         self.queue = np.zeros((CLIMB_QUEUE, STATE_BYTES), np.uint8)
         self.parent = np.zeros(CLIMB_QUEUE, np.int64)
         self.pmove = np.zeros(CLIMB_QUEUE, np.int64)
-        self.t1, self.t2 = new_table(4 * CLIMB_QUEUE)
+        self.t = new_table(4 * CLIMB_QUEUE)
         self.slots = np.zeros(CLIMB_QUEUE, np.int64)
         self.path = np.zeros(PATH_CAP, np.int64)
         self.moves = np.zeros(MAX_MOVES, np.int64)
@@ -199,7 +198,7 @@ def climb_once(start: np.ndarray, p: np.ndarray, stages: np.ndarray, cap: int, s
         _BUF = _Buffers()
     b = _BUF
     ctr = np.zeros(2, np.int64)
-    e = _ehc(start, p, stages, b.queue, b.parent, b.pmove, b.t1, b.t2, b.slots, b.moves, b.scores, b.autobuf,
+    e = _ehc(start, p, stages, b.queue, b.parent, b.pmove, b.t, b.slots, b.moves, b.scores, b.autobuf,
              b.path, ctr, cap, seed)
     if e == E_SOLVED:
         return [int(x) for x in b.path[:ctr[1]]], int(ctr[0])

@@ -1,15 +1,23 @@
-"""The transposition table: open addressing over two preallocated uint64 arrays.
+"""The transposition table: open addressing over one preallocated uint64 array.
 
-Entry ``i`` is the 128-bit canonical fingerprint of a state (``state.py``):
-``t1[i]`` and ``t2[i]``, 16 bytes, no other payload::
+Slot ``i`` holds the 128-bit canonical fingerprint of a state (``state.py``) in
+two neighbouring words, 16 bytes, no other payload::
 
-    t1[i]  bits 0..63  first hash half (bit 0 forced to 1: 0 marks an empty slot)
-    t2[i]  bits 0..63  second hash half; its low bits pick the home slot
+    t[2i]      bits 0..63  first hash half (bit 0 forced to 1: 0 marks an empty slot)
+    t[2i + 1]  bits 0..63  second hash half; its low bits pick the home slot
+
+The two halves lie side by side so that a probe reads one cache line: the
+table outgrows every cache, and most probes of a big search are misses (the
+first layout kept the halves in two arrays, two lines a probe; thirtieth
+session, benchmarks/README.md).  The arrangement-free engine's table
+(``afree._find``) is laid out the same way.
 
 Linear probing; the table doubles (rehash) when half full, up to the memory
 budget, after which the search stops with ``unknown`` -- it never evicts,
 because forgetting a state could only cost time, but a table that refuses a
-state must not pretend it was explored.
+state must not pretend it was explored.  A payload, where a search keeps one
+(the depth-first search's best stock position, A*'s cost), is a separate
+array indexed by slot.
 """
 from __future__ import annotations
 
@@ -22,9 +30,10 @@ ENTRY_BYTES = 16
 _ONE = np.uint64(1)
 
 
-def new_table(capacity: int) -> tuple[np.ndarray, np.ndarray]:
+def new_table(capacity: int) -> np.ndarray:
+    """An empty table of ``capacity`` slots (a power of two)."""
     assert capacity & (capacity - 1) == 0, "capacity must be a power of two"
-    return np.zeros(capacity, np.uint64), np.zeros(capacity, np.uint64)
+    return np.zeros(2 * capacity, np.uint64)
 
 
 def new_payload(capacity: int) -> np.ndarray:
@@ -33,19 +42,24 @@ def new_payload(capacity: int) -> np.ndarray:
 
 
 @njit(**JIT_NORC)
-def _claim(t1, t2, h1, h2):
+def _slots(t):
+    """The number of slots of table ``t``."""
+    return t.shape[0] >> 1
+
+
+@njit(**JIT_NORC)
+def _claim(t, h1, h2):
     """Find or add a fingerprint: its slot if it was there, ``-1 - slot`` if it was new."""
     h1 = h1 | _ONE
-    mask = np.uint64(t1.shape[0] - 1)
-    i = np.int64(h2 & mask)
-    n = t1.shape[0]
+    n = t.shape[0] >> 1
+    i = np.int64(h2 & np.uint64(n - 1))
     while True:
-        k = t1[i]
+        k = t[2 * i]
         if k == 0:
-            t1[i] = h1
-            t2[i] = h2
+            t[2 * i] = h1
+            t[2 * i + 1] = h2
             return -1 - i
-        if k == h1 and t2[i] == h2:
+        if k == h1 and t[2 * i + 1] == h2:
             return i
         i += 1
         if i == n:
@@ -53,15 +67,24 @@ def _claim(t1, t2, h1, h2):
 
 
 @njit(**JIT_NORC)
-def _slot(t1, t2, h1, h2):
+def _slot(t, h1, h2):
     """The slot holding a fingerprint, claimed for it if it was absent (for tables with a payload)."""
-    s = _claim(t1, t2, h1, h2)
+    s = _claim(t, h1, h2)
     return s if s >= 0 else -1 - s
 
 
 @njit(**JIT_NORC)
-def _rehash(o1, o2, ov, n1, n2, nv):
-    """Move every entry, with its payload ``ov[i]``, into the bigger table (n1, n2, nv)."""
-    for i in range(o1.shape[0]):
-        if o1[i] != 0:
-            nv[_slot(n1, n2, o1[i], o2[i])] = ov[i]
+def _clear(t, s):
+    """Empty slot ``s`` (only for a caller that empties every slot it claimed: linear probing
+    finds a key only past no empty slot)."""
+    t[2 * s] = 0
+    t[2 * s + 1] = 0
+
+
+@njit(**JIT_NORC)
+def _rehash(o, ov, n, nv):
+    """Move every entry of table ``o``, with its payload ``ov[i]``, into the bigger table
+    ``n`` (payload ``nv``)."""
+    for i in range(o.shape[0] >> 1):
+        if o[2 * i] != 0:
+            nv[_slot(n, o[2 * i], o[2 * i + 1])] = ov[i]
