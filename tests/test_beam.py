@@ -57,6 +57,32 @@ def test_slices_and_growth_change_nothing(monkeypatch):
     assert small.t.shape[0] > 2 << 6 and small.hpar.shape[0] > 8  # both grew
 
 
+
+@pytest.mark.parametrize("variant,deal,nodes", [("easy-harp", 1, 400_000), ("big-harp", 21, 150_000),
+                                                ("harp", 7, 150_000)])
+def test_batches_of_children_are_the_search_one_child_at_a_time(monkeypatch, variant, deal, nodes):
+    """``_beam`` makes and fingerprints a batch of children before it claims them (their table
+    misses overlap).  A batch of 1 is the search that makes and claims one child at a time: every
+    batch size, in slices that end inside batches and with a table that grows inside them, gives
+    the same result, nodes, states and line (the last and the kept positions are compared)."""
+    rules = get_rules(variant)
+    layout = deal_layout(rules, deal)
+    monkeypatch.setattr(beam, "KIDS", 1)
+    one = one_beam(rules, layout, nodes=nodes)[0]
+    want = (one.final, one.nodes, one.states, one.line(), one.cur[:int(one.ctr[beam.C_NCUR])].tobytes())
+    for kids, slice_nodes, small in ((32, 0, False), (3, 101, False), (32, 777, True), (7, 0, True)):
+        monkeypatch.setattr(beam, "KIDS", kids)
+        monkeypatch.setattr(beam, "INITIAL_TABLE", 1 << 6 if small else 1 << 14)
+        s = beam.BeamSearch(pack(layout, rules), one.p, 16)
+        while s.nodes < nodes:
+            before, step = s.nodes, min(slice_nodes or nodes, nodes - s.nodes)
+            status, why = s.advance(step)
+            if status is not None:
+                break
+            assert (why, s.nodes) == ("nodes", before + step)  # a slice is never overrun
+        got = (s.final, s.nodes, s.states, s.line(), s.cur[:int(s.ctr[beam.C_NCUR])].tobytes())
+        assert got == want, (kids, slice_nodes, small)
+
 def test_a_dead_position_ends_the_beam_and_is_no_proof():
     """On a position the complete search proves lost, every line ends ("empty"), and the
     portfolio row, solutions only, still says unknown."""

@@ -5,6 +5,7 @@ import numpy as np
 from numba import njit
 
 from harpsolve.prefetch import prefetch
+from harpsolve.search.tt import _ahead
 
 
 @njit(_nrt=False)
@@ -25,3 +26,23 @@ def test_prefetch_is_an_instruction_and_changes_nothing():
     assert "call void @llvm.prefetch" in ir  # kept through LLVM's optimisation
     b = np.zeros(8, np.uint8)
     _sum_with_hints(b, np.arange(8))  # any 1-d array, any element type
+
+
+def test_the_transposition_table_prefetches_the_slot_a_claim_reads_first():
+    """tt._ahead asks for the line of tt._home's slot, where tt._claim starts probing."""
+    from harpsolve.search import tt
+
+    t = tt.new_table(1 << 10)
+    rng = np.random.default_rng(3)
+    for h1, h2 in rng.integers(1, 2**63, size=(50, 2)).astype(np.uint64):
+        home = tt._home(t, h2)
+        _ahead_of(t, h2)
+        s = tt._claim(t, h1, h2)
+        assert s < 0 and (-1 - s - home) % (1 << 10) < 4  # added at its home slot or just after
+    ir = _ahead_of.inspect_llvm(_ahead_of.signatures[0])  # tt's kernels are cached, without IR
+    assert "call void @llvm.prefetch" in ir
+
+
+@njit(_nrt=False)
+def _ahead_of(t, h2):
+    _ahead(t, h2)

@@ -44,13 +44,17 @@ from ..state import (
 )
 from .dfs import FS_SIZE, _child_key_from, _summarise_features
 from .settings import next_slice
-from .tt import _claim, _slots
+from .tt import _ahead, _claim, _slots
 
 # kernel return codes
 B_SOLVED, B_EMPTY, B_PAUSED, B_DEPTH, B_GROW, B_HISTORY = range(6)
 # counters (int64 array ``ctr``)
 C_DEPTH, C_PARENT, C_MOVE, C_NCAND, C_NCUR, C_NODES, C_STORED, C_PATHLEN, C_DROPPED, C_SIZE = range(10)
 
+# Children made and fingerprinted before their claims (``_beam``): a batch's table misses
+# overlap.  32 of them (15 KB) stay in the first-level cache beside the parent; most parents
+# have fewer children.
+KIDS = 32
 MAX_DEPTH = 4096          # deepest line in kernel moves (an easy-harp win is a few hundred)
 # The runs of the engine (search/engine.py, Beam): rounds of the game's weight sets
 # (``sets_for``: SETS or STOCK_SETS, indices of search/restarts.py's WEIGHT_SETS), the width
@@ -319,19 +323,30 @@ def _select(ckey, cpar, cmove, csig, nc, keep, cap, sel):
 
 @njit(**JIT_NORC)
 def _beam(cur, nxt, ckey, cpar, cmove, csig, cap, hstart, hpar, hmove, path, t, ctr, p, node_slice,
-          moves, scores, work, autobuf, child, hs2, fs, sel):
+          moves, scores, work, autobuf, kids, kh, hs2, fs, sel):
     """Search on for at most ``node_slice`` children; returns a B_* code.  B_GROW: the
     table is half full (double it and call again); B_HISTORY: the history arrays are full
     (the same).  On B_SOLVED the line is ``path[:ctr[C_PATHLEN]]``.
 
     Scratch, from the caller (the kernel allocates nothing: it is compiled without reference
     counting, config.JIT_NORC): ``moves``/``scores`` a parent's moves, ``work`` _gen's working
-    space, ``autobuf`` the automatic moves', ``child`` the child being made, ``hs2`` the parent's hashes and the
+    space, ``autobuf`` the automatic moves', ``kids``/``kh`` a batch of children being made and
+    their fingerprints, ``hs2`` the parent's hashes and the
     child's and ``fs`` the parent's features (its children's keys cost only the columns that
-    change), ``sel`` _select's."""
+    change), ``sel`` _select's.
+
+    A parent's children are made in batches of up to ``kids.shape[0]``: first every child of
+    the batch is made and fingerprinted and its table slot prefetched (tt._ahead), then the
+    batch is claimed and kept in order.  The table outgrows the caches, and a claim was a miss
+    for most children, one after another; a batch's misses overlap.  The same events in the
+    same order as making and claiming one child at a time: a batch never runs past the
+    slice's nodes; a child counts as a node when its turn to be claimed comes, so a pause for
+    a full table (B_GROW) before it leaves it unmade, to be made again by the next call; a won
+    child ends the batch and wins at its turn."""
     width = cur.shape[0]
     hs = hs2[0]
     hs_child = hs2[1]
+    batch = kids.shape[0]
     d = ctr[C_DEPTH]
     i = ctr[C_PARENT]
     j = ctr[C_MOVE]
@@ -349,40 +364,59 @@ def _beam(cur, nxt, ckey, cpar, cmove, csig, cap, hstart, hpar, hmove, path, t, 
             _summarise_features(cur[i], p, fs)
             home = np.int64(-1)  # the parent's _auto_mask, found when a child first needs it
             while j < n:
-                if nodes >= limit or stored >= half:
-                    code = B_PAUSED if nodes >= limit else B_GROW
+                e = min(n, j + batch, j + (limit - nodes))
+                if e <= j:
+                    code = B_PAUSED
                     break
-                m = moves[j]
-                j += 1
-                _copy_state(child, cur[i])
-                _apply(child, m, p)
-                if child[O_OBLIG] == 0:
-                    home = _auto_child(child, cur[i], p, autobuf, home)
-                nodes += 1
-                if _won(child, p):
-                    path[d] = m
-                    slot = i
-                    for k in range(d, 0, -1):
-                        e = hstart[k] + slot
-                        path[k - 1] = hmove[e]
-                        slot = hpar[e]
-                    ctr[C_PATHLEN] = d + 1
-                    ctr[C_NODES] = nodes
-                    ctr[C_STORED] = stored
-                    ctr[C_DEPTH] = d
-                    return B_SOLVED
-                h1, h2 = _fingerprint_from(child, cur[i], p, hs, hs_child)
-                if _claim(t, h1, h2) >= 0:
-                    continue
-                stored += 1
-                if nc == ckey.shape[0]:
-                    nc = _select(ckey, cpar, cmove, csig, nc, width, cap, sel)
-                    ctr[C_DROPPED] = 1
-                ckey[nc] = _child_key_from(child, cur[i], m, p, fs)
-                cpar[nc] = i
-                cmove[nc] = m
-                csig[nc] = _stock_sig(child)
-                nc += 1
+                j0 = j
+                won = n
+                for k in range(j0, e):
+                    child = kids[k - j0]
+                    _copy_state(child, cur[i])
+                    _apply(child, moves[k], p)
+                    if child[O_OBLIG] == 0:
+                        home = _auto_child(child, cur[i], p, autobuf, home)
+                    if _won(child, p):
+                        won = k
+                        e = k + 1
+                        break
+                    h1, h2 = _fingerprint_from(child, cur[i], p, hs, hs_child)
+                    kh[k - j0, 0] = h1
+                    kh[k - j0, 1] = h2
+                    _ahead(t, h2)
+                for k in range(j0, e):
+                    if stored >= half:
+                        code = B_GROW
+                        break
+                    j = k + 1
+                    nodes += 1
+                    m = moves[k]
+                    if k == won:
+                        path[d] = m
+                        slot = i
+                        for r in range(d, 0, -1):
+                            h = hstart[r] + slot
+                            path[r - 1] = hmove[h]
+                            slot = hpar[h]
+                        ctr[C_PATHLEN] = d + 1
+                        ctr[C_NODES] = nodes
+                        ctr[C_STORED] = stored
+                        ctr[C_DEPTH] = d
+                        return B_SOLVED
+                    if _claim(t, kh[k - j0, 0], kh[k - j0, 1]) >= 0:
+                        continue
+                    stored += 1
+                    if nc == ckey.shape[0]:
+                        nc = _select(ckey, cpar, cmove, csig, nc, width, cap, sel)
+                        ctr[C_DROPPED] = 1
+                    child = kids[k - j0]
+                    ckey[nc] = _child_key_from(child, cur[i], m, p, fs)
+                    cpar[nc] = i
+                    cmove[nc] = m
+                    csig[nc] = _stock_sig(child)
+                    nc += 1
+                if code == B_GROW:
+                    break
             if j < n:
                 break  # paused or the table is full: go on from (i, j) next call
             i += 1
@@ -448,7 +482,8 @@ class BeamSearch:
         self.csig = np.zeros(CANDIDATES * width, np.int64)
         # the kernel's scratch (_beam's docstring)
         self.scratch = (np.zeros(MAX_MOVES, np.int64), np.zeros(MAX_MOVES, np.int32), np.zeros(GEN_WORK, np.int64), np.zeros(256, np.int64),
-                        np.zeros(STATE_BYTES, np.uint8), np.zeros((2, HS_SIZE), np.uint64), np.zeros(FS_SIZE, np.int64),
+                        np.zeros((KIDS, STATE_BYTES), np.uint8), np.zeros((KIDS, 2), np.uint64),
+                        np.zeros((2, HS_SIZE), np.uint64), np.zeros(FS_SIZE, np.int64),
                         select_scratch(CANDIDATES * width))
         self.cap = cap
         self.hstart = np.zeros(MAX_DEPTH + 2, np.int64)

@@ -25,6 +25,7 @@ import numpy as np
 from numba import njit
 
 from ..config import JIT_NORC
+from ..prefetch import prefetch
 
 ENTRY_BYTES = 16
 _ONE = np.uint64(1)
@@ -48,11 +49,24 @@ def _slots(t):
 
 
 @njit(**JIT_NORC)
+def _home(t, h2):
+    """A fingerprint's first slot: the low bits of its second half."""
+    return np.int64(h2 & np.uint64((t.shape[0] >> 1) - 1))
+
+
+@njit(**JIT_NORC)
+def _ahead(t, h2):
+    """Ask for the cache line of a fingerprint's first slot, to be claimed soon (a search that
+    knows several fingerprints before it claims them lets their misses overlap; prefetch.py)."""
+    prefetch(t, 2 * _home(t, h2))
+
+
+@njit(**JIT_NORC)
 def _claim(t, h1, h2):
     """Find or add a fingerprint: its slot if it was there, ``-1 - slot`` if it was new."""
     h1 = h1 | _ONE
     n = t.shape[0] >> 1
-    i = np.int64(h2 & np.uint64(n - 1))
+    i = _home(t, h2)
     while True:
         k = t[2 * i]
         if k == 0:
