@@ -12,7 +12,7 @@ run:
   full              state._fingerprint and dfs._child_key of the child from scratch
   column by column  state._fingerprint_from and dfs._child_key_from: the parent's column
                     and talon hashes and column features once per parent (its
-                    _summarise_hash / _summarise_features, counted here), then only
+                    _summarise_hash, _talon_prefix and _summarise_features, counted here), then only
                     the columns and the talon the child changed
 
 Each figure is the median over ``--repeats`` runs, in nanoseconds per child, less the
@@ -32,7 +32,7 @@ from numba import njit
 from harpsolve.config import JIT
 from harpsolve.movegen import GEN_WORK, MAX_MOVES, _apply, _auto, _gen
 from harpsolve.search.dfs import FS_SIZE, _child_key, _child_key_from, _summarise_features
-from harpsolve.state import HS_SIZE, O_OBLIG, _fingerprint, _fingerprint_from, _summarise_hash
+from harpsolve.state import HS_SIZE, O_OBLIG, TALON_MAX, _fingerprint, _fingerprint_from, _summarise_hash, _talon_prefix
 
 MAKE, FULL, FROM = range(3)
 
@@ -51,12 +51,14 @@ def _children(parents, p, way):
     hs = np.empty(HS_SIZE, np.uint64)
     out = np.empty(HS_SIZE, np.uint64)
     fs = np.empty(FS_SIZE, np.int64)
+    pre = np.empty((2, TALON_MAX + 1), np.uint64)
     total = np.uint64(0)
     count = 0
     for i in range(parents.shape[0]):
         n = _gen(parents[i], p, moves, scores, gw)
         if way == FROM:
             _summarise_hash(parents[i], p, hs)
+            _talon_prefix(parents[i], p, pre)
             _summarise_features(parents[i], p, fs)
         for j in range(n):
             child[:] = parents[i]
@@ -68,7 +70,7 @@ def _children(parents, p, way):
                 h1, h2 = _fingerprint(child, p)
                 key = _child_key(child, moves[j], p)
             elif way == FROM:
-                h1, h2 = _fingerprint_from(child, parents[i], p, hs, out)
+                h1, h2 = _fingerprint_from(child, parents[i], p, hs, out, pre)
                 key = _child_key_from(child, parents[i], moves[j], p, fs)
             else:
                 continue

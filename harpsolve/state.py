@@ -358,10 +358,73 @@ def _column_hash(st, c, merge):
     return _seq_hash(st, O_COLS + MAXLEN * c, n, head, merge)
 
 
+# The talon's hash.  Its cards, bottom first, each read as a fixed random word W (through
+# _MERGED_CARD under P_MERGE_COLOURS), make a polynomial in an odd constant:
+#     raw = sum_j W[c_j] * A**j  (mod 2**64),  j = 0 .. tlen - 1
+# one in each half (A, B and their words differ, so the halves fail independently), with
+# A = B = 1 where the order does not matter (_free_talon: a multiset).  The waste size and
+# the recycles, where the key has them, are mixed in at the end (_talon_finish).  Why a
+# polynomial: the talon only ever loses cards, and a talon that lost card i has
+#     raw' = P[i] + (raw - P[i+1]) * A**-1,   P[k] = sum_{j<k} W[c_j] * A**j
+# so from its parent's prefix sums (_talon_prefix, once a parent) a beam keys each child's
+# talon in a few operations instead of hashing up to 104 cards again (harp's talon changes
+# in nine children in ten: benchmarks/README.md, thirtieth session).  Collisions: two talons
+# of the same length that differ are equal in a half only if sum_j (W[c_j] - W[c'_j]) A**j
+# = 0 mod 2**64; the W are SplitMix64 outputs, and with A = 3 mod 4, A**m - 1 has at most a
+# few factors of two for the lengths here, so that is a 64-bit coincidence up to a few bits,
+# as for any of the fingerprint's mixers; the 128-bit fingerprint's other parts are mixed on
+# top (_mix_cells).
+_TA = np.uint64(0xC2B2AE3D27D4EB4F)
+_TB = np.uint64(0x94D049BB133111EB)
+_TA_INV = np.uint64(pow(int(_TA), -1, 1 << 64))
+_TB_INV = np.uint64(pow(int(_TB), -1, 1 << 64))
+
+
+def _splitmix(x: int) -> int:
+    x = (x + 0x9E3779B97F4A7C15) & (2**64 - 1)
+    x = ((x ^ (x >> 30)) * 0xBF58476D1CE4E5B9) & (2**64 - 1)
+    x = ((x ^ (x >> 27)) * 0x94D049BB133111EB) & (2**64 - 1)
+    return x ^ (x >> 31)
+
+
+_TW_A = np.array([_splitmix(3000 + b) for b in range(256)], np.uint64)
+_TW_B = np.array([_splitmix(7000 + b) for b in range(256)], np.uint64)
+
+
 @njit(**JIT_NORC)
-def _talon_hash(st, p):
-    """The talon's part of the key (two uint64): the sequence, plus the boundary and
-    recycles where they matter."""
+def _talon_bases(p):
+    """The talon polynomial's constants and their inverses: (A, A**-1, B, B**-1)."""
+    if _free_talon(p) and not p[P_EXACT_KEY]:
+        one = np.uint64(1)
+        return one, one, one, one
+    return _TA, _TA_INV, _TB, _TB_INV
+
+
+@njit(**JIT_NORC)
+def _talon_word(st, i, merge):
+    """Talon card ``i``'s byte as the polynomial reads it (merged under P_MERGE_COLOURS)."""
+    b = st[O_TALON + i]
+    return _MERGED_CARD[b] if merge else b
+
+
+@njit(**JIT_NORC)
+def _talon_raw(st, p):
+    """The talon's two polynomials (Horner's rule, top card first)."""
+    a, _, b, _ = _talon_bases(p)
+    merge = p[P_MERGE_COLOURS] != 0
+    ra = np.uint64(0)
+    rb = np.uint64(0)
+    for i in range(np.int64(st[O_TLEN]) - 1, -1, -1):
+        w = _talon_word(st, i, merge)
+        ra = ra * a + _TW_A[w]
+        rb = rb * b + _TW_B[w]
+    return ra, rb
+
+
+@njit(**JIT_NORC)
+def _talon_head(st, p):
+    """What the talon's hash adds to its cards: the length, and the waste size and recycles
+    where they matter."""
     tlen = np.int64(st[O_TLEN])
     thead = tlen
     # under stock dominance the boundary and recycles are the table's payload instead (dfs.py)
@@ -369,17 +432,63 @@ def _talon_hash(st, p):
         thead = thead * 256 + _stock_key(st, p)
     if p[P_EXACT_KEY] or (p[P_PASSES] > 0 and not p[P_DOMINANCE]):
         thead = thead * 256 + np.int64(st[O_RECYC])
+    return thead
+
+
+@njit(**JIT_NORC)
+def _talon_finish(ra, rb, thead):
+    return _mix_a(ra ^ _mix_a(np.uint64(thead) + _GOLD)), _mix_b(rb + _mix_b(np.uint64(thead) ^ _M1))
+
+
+@njit(**JIT_NORC)
+def _talon_hash(st, p):
+    """The talon's part of the key (two uint64): its cards in order (as a set where the order
+    does not matter), plus the waste size and recycles where they matter."""
+    ra, rb = _talon_raw(st, p)
+    return _talon_finish(ra, rb, _talon_head(st, p))
+
+
+@njit(**JIT_NORC)
+def _talon_prefix(st, p, pre):
+    """``pre[0, k]``, ``pre[1, k]``: the two polynomials' sums over talon cards 0..k-1, for
+    k = 0..tlen (``pre[:, tlen]`` is the whole talon's): what ``_fingerprint_from`` needs to
+    key a child's talon from its parent's."""
+    a, _, b, _ = _talon_bases(p)
     merge = p[P_MERGE_COLOURS] != 0
-    if _free_talon(p) and not p[P_EXACT_KEY]:
-        # every card can be played at any time: the order is irrelevant
-        ta = _mix_a(np.uint64(tlen) + np.uint64(77))
-        tb = _mix_b(np.uint64(tlen) + np.uint64(99))
-        for i in range(tlen):
-            card = np.uint64(_MERGED_CARD[st[O_TALON + i]] if merge else st[O_TALON + i])
-            ta += _mix_a(card + np.uint64(3000))
-            tb += _mix_b(card + np.uint64(4000))
-        return ta, tb
-    return _seq_hash(st, O_TALON, tlen, thead, merge)
+    pa = np.uint64(1)
+    pb = np.uint64(1)
+    pre[0, 0] = 0
+    pre[1, 0] = 0
+    for i in range(np.int64(st[O_TLEN])):
+        w = _talon_word(st, i, merge)
+        pre[0, i + 1] = pre[0, i] + _TW_A[w] * pa
+        pre[1, i + 1] = pre[1, i] + _TW_B[w] * pb
+        pa *= a
+        pb *= b
+
+
+@njit(**JIT_NORC)
+def _talon_from(child, parent, p, pre):
+    """``_talon_hash(child, p)`` from the parent's prefix sums ``pre`` (``_talon_prefix``), for
+    a child whose talon is the parent's (its waste size or recycles may differ) or the parent's
+    less one card; any other child: hashed in full.
+
+    The lost card: the first index where the two talons differ, or the parent's last card.
+    That is a card whose removal leaves the child's talon even if another copy of the same card
+    was taken: the cards from the one taken up to that index are all equal."""
+    ct = np.int64(child[O_TLEN])
+    pt = np.int64(parent[O_TLEN])
+    if ct == pt:
+        return _talon_finish(pre[0, pt], pre[1, pt], _talon_head(child, p))
+    if ct != pt - 1:
+        return _talon_hash(child, p)
+    i = 0
+    while i < ct and child[O_TALON + i] == parent[O_TALON + i]:
+        i += 1
+    _, ainv, _, binv = _talon_bases(p)
+    ra = pre[0, i] + (pre[0, pt] - pre[0, i + 1]) * ainv
+    rb = pre[1, i] + (pre[1, pt] - pre[1, i + 1]) * binv
+    return _talon_finish(ra, rb, _talon_head(child, p))
 
 
 @njit(**JIT_NORC)
@@ -506,11 +615,13 @@ def _same_column(child, parent, c):
 
 
 @njit(**JIT_NORC)
-def _fingerprint_from(child, parent, p, hs, out):
+def _fingerprint_from(child, parent, p, hs, out, pre):
     """``_fingerprint(child, p)`` for a child of ``parent`` (one move and its automatic
     moves), from the parent's hashes ``hs`` (``_summarise_hash``): only the columns and the
-    talon that changed are hashed again.  Writes the child's own hashes into ``out`` (HS
-    layout), for its children in turn."""
+    talon that changed are hashed again -- the talon from the parent's prefix sums ``pre``
+    (``_talon_prefix``) if the caller keeps them (a beam: once a parent), else in full
+    (``pre`` with no columns: the depth-first searches).  Writes the child's own hashes into
+    ``out`` (HS layout), for its children in turn."""
     merge = p[P_MERGE_COLOURS] != 0
     ca = np.uint64(0)
     cb = np.uint64(0)
@@ -526,6 +637,8 @@ def _fingerprint_from(child, parent, p, hs, out):
             (_free_talon(p) and not p[P_EXACT_KEY])
             or (child[O_TPTR] == parent[O_TPTR] and child[O_RECYC] == parent[O_RECYC])):
         out[t], out[t + 1] = hs[t], hs[t + 1]
+    elif pre.shape[1] > 0:
+        out[t], out[t + 1] = _talon_from(child, parent, p, pre)
     else:
         out[t], out[t + 1] = _talon_hash(child, p)
     return _finish_key(child, p, ca, cb, out[t], out[t + 1])

@@ -40,7 +40,7 @@ from ..config import JIT_NORC
 from ..movegen import GEN_WORK, MAX_MOVES, _apply, _auto, _auto_child, _gen, _won
 from ..state import (
     HS_SIZE, O_OBLIG, O_RECYC, O_TLEN, O_TPTR, STATE_BYTES, _copy_state, _fingerprint, _fingerprint_from,
-    _summarise_hash,
+    TALON_MAX, _summarise_hash, _talon_prefix,
 )
 from .dfs import FS_SIZE, _child_key_from, _summarise_features
 from .settings import next_slice
@@ -323,7 +323,7 @@ def _select(ckey, cpar, cmove, csig, nc, keep, cap, sel):
 
 @njit(**JIT_NORC)
 def _beam(cur, nxt, ckey, cpar, cmove, csig, cap, hstart, hpar, hmove, path, t, ctr, p, node_slice,
-          moves, scores, work, autobuf, kids, kh, hs2, fs, sel):
+          moves, scores, work, autobuf, kids, kh, hs2, pre, fs, sel):
     """Search on for at most ``node_slice`` children; returns a B_* code.  B_GROW: the
     table is half full (double it and call again); B_HISTORY: the history arrays are full
     (the same).  On B_SOLVED the line is ``path[:ctr[C_PATHLEN]]``.
@@ -332,7 +332,8 @@ def _beam(cur, nxt, ckey, cpar, cmove, csig, cap, hstart, hpar, hmove, path, t, 
     counting, config.JIT_NORC): ``moves``/``scores`` a parent's moves, ``work`` _gen's working
     space, ``autobuf`` the automatic moves', ``kids``/``kh`` a batch of children being made and
     their fingerprints, ``hs2`` the parent's hashes and the
-    child's and ``fs`` the parent's features (its children's keys cost only the columns that
+    child's, ``pre`` the parent's talon prefix sums (state._talon_prefix: a child's talon keyed in a few
+    operations) and ``fs`` the parent's features (its children's keys cost only the columns that
     change), ``sel`` _select's.
 
     A parent's children are made in batches of up to ``kids.shape[0]``: first every child of
@@ -361,6 +362,7 @@ def _beam(cur, nxt, ckey, cpar, cmove, csig, cap, hstart, hpar, hmove, path, t, 
         while i < ncur:
             n = _gen(cur[i], p, moves, scores, work)
             _summarise_hash(cur[i], p, hs)
+            _talon_prefix(cur[i], p, pre)
             _summarise_features(cur[i], p, fs)
             home = np.int64(-1)  # the parent's _auto_mask, found when a child first needs it
             while j < n:
@@ -380,7 +382,7 @@ def _beam(cur, nxt, ckey, cpar, cmove, csig, cap, hstart, hpar, hmove, path, t, 
                         won = k
                         e = k + 1
                         break
-                    h1, h2 = _fingerprint_from(child, cur[i], p, hs, hs_child)
+                    h1, h2 = _fingerprint_from(child, cur[i], p, hs, hs_child, pre)
                     kh[k - j0, 0] = h1
                     kh[k - j0, 1] = h2
                     _ahead(t, h2)
@@ -483,7 +485,8 @@ class BeamSearch:
         # the kernel's scratch (_beam's docstring)
         self.scratch = (np.zeros(MAX_MOVES, np.int64), np.zeros(MAX_MOVES, np.int32), np.zeros(GEN_WORK, np.int64), np.zeros(256, np.int64),
                         np.zeros((KIDS, STATE_BYTES), np.uint8), np.zeros((KIDS, 2), np.uint64),
-                        np.zeros((2, HS_SIZE), np.uint64), np.zeros(FS_SIZE, np.int64),
+                        np.zeros((2, HS_SIZE), np.uint64), np.zeros((2, TALON_MAX + 1), np.uint64),
+                        np.zeros(FS_SIZE, np.int64),
                         select_scratch(CANDIDATES * width))
         self.cap = cap
         self.hstart = np.zeros(MAX_DEPTH + 2, np.int64)

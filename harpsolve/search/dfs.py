@@ -320,7 +320,7 @@ def _enter_key(t, tv, st, p, h1, h2):
 
 
 @njit(**JIT_NORC)
-def _dfs(stack, hs, fs, home, moves, mstart, nmoves, nxt, scores, autobuf, work, scratch, keys, t, tv, ctr, p,
+def _dfs(stack, hs, fs, home, moves, mstart, nmoves, nxt, scores, autobuf, work, scratch, keys, nopre, t, tv, ctr, p,
          node_slice):
     """Search on; the moves of depth d are moves[mstart[d] : mstart[d] + nmoves[d]],
     ``hs[d]`` holds ``stack[d]``'s column and talon hashes (state._fingerprint_from) and
@@ -330,7 +330,8 @@ def _dfs(stack, hs, fs, home, moves, mstart, nmoves, nxt, scores, autobuf, work,
     Move lists are stacked in one flat array (a deep path of nodes with few
     moves costs little), and keys live in ``ctr`` so a call resumes exactly.
     ``work`` (_gen's working space), ``scratch`` and ``keys`` (a child being keyed and the
-    keys: _order_children) come from the caller: the kernel allocates nothing (it is compiled
+    keys: _order_children) and ``nopre`` (no talon prefix sums: state._fingerprint_from hashes a
+    child's talon in full) come from the caller: the kernel allocates nothing (it is compiled
     without reference counting, config.JIT_NORC).
     """
     d = ctr[C_DEPTH]
@@ -362,7 +363,7 @@ def _dfs(stack, hs, fs, home, moves, mstart, nmoves, nxt, scores, autobuf, work,
             ctr[C_DEPTH] = d + 1
             ctr[C_NODES] = nodes
             return R_SOLVED
-        h1, h2 = _fingerprint_from(child, stack[d], p, hs[d], hs[d + 1])
+        h1, h2 = _fingerprint_from(child, stack[d], p, hs[d], hs[d + 1], nopre)
         entered = _enter_key(t, tv, child, p, h1, h2)
         if entered == SKIP:
             continue
@@ -446,6 +447,7 @@ class Buffers:
         self.work = np.zeros(GEN_WORK, np.int64)        # _gen's working space
         self.scratch = np.zeros(STATE_BYTES, np.uint8)  # a child being keyed (_order_children)
         self.keys = np.zeros(MAX_MOVES, np.int64)       # ...and the keys
+        self.nopre = np.zeros((2, 0), np.uint64)         # no talon prefix sums (_dfs)
         self.t = self.tv = None
 
     def fresh_table(self, capacity: int) -> None:
@@ -547,7 +549,7 @@ class DfsSearch:
             if n == 0:
                 return None, "nodes"
             code = _dfs(b.stack, b.hs, b.fs, b.home, b.moves, b.mstart, b.nmoves, b.nxt, b.scores, b.autobuf,
-                        b.work, b.scratch, b.keys, b.t, b.tv, ctr, self.p, n)
+                        b.work, b.scratch, b.keys, b.nopre, b.t, b.tv, ctr, self.p, n)
             if code == R_GROW:
                 size = 2 * _slots(b.t)
                 if reserve is not None and not reserve(size * ENTRY_BYTES_DFS):
