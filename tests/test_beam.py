@@ -48,6 +48,7 @@ def test_slices_and_growth_change_nothing(monkeypatch):
     whole = one_beam(rules, layout)[0]
     sliced = one_beam(rules, layout, slice_nodes=777)[0]
     monkeypatch.setattr(beam, "INITIAL_TABLE", 1 << 6)
+    monkeypatch.setattr(beam, "TABLE_PER_WIDTH", 1)
     monkeypatch.setattr(beam, "INITIAL_HISTORY", 8)
     small = one_beam(rules, layout)[0]
     assert whole.final == ("solved", "")
@@ -64,15 +65,17 @@ def test_batches_of_children_are_the_search_one_child_at_a_time(monkeypatch, var
     """``_beam`` makes and fingerprints a batch of children before it claims them (their table
     misses overlap).  A batch of 1 is the search that makes and claims one child at a time: every
     batch size, in slices that end inside batches and with a table that grows inside them, gives
-    the same result, nodes, states and line (the last and the kept positions are compared)."""
+    the same result, nodes, states and line, and the same beam array (every depth's kept
+    positions are written into it in turn; ``ctr[C_NCUR]`` is saved only when a call returns)."""
     rules = get_rules(variant)
     layout = deal_layout(rules, deal)
     monkeypatch.setattr(beam, "KIDS", 1)
     one = one_beam(rules, layout, nodes=nodes)[0]
-    want = (one.final, one.nodes, one.states, one.line(), one.cur[:int(one.ctr[beam.C_NCUR])].tobytes())
+    want = (one.final, one.nodes, one.states, one.line(), one.cur.tobytes())
     for kids, slice_nodes, small in ((32, 0, False), (3, 101, False), (32, 777, True), (7, 0, True)):
         monkeypatch.setattr(beam, "KIDS", kids)
         monkeypatch.setattr(beam, "INITIAL_TABLE", 1 << 6 if small else 1 << 14)
+        monkeypatch.setattr(beam, "TABLE_PER_WIDTH", 1 if small else 1 << 12)
         s = beam.BeamSearch(pack(layout, rules), one.p, 16)
         while s.nodes < nodes:
             before, step = s.nodes, min(slice_nodes or nodes, nodes - s.nodes)
@@ -80,8 +83,19 @@ def test_batches_of_children_are_the_search_one_child_at_a_time(monkeypatch, var
             if status is not None:
                 break
             assert (why, s.nodes) == ("nodes", before + step)  # a slice is never overrun
-        got = (s.final, s.nodes, s.states, s.line(), s.cur[:int(s.ctr[beam.C_NCUR])].tobytes())
+        got = (s.final, s.nodes, s.states, s.line(), s.cur.tobytes())
         assert got == want, (kids, slice_nodes, small)
+
+
+def test_a_beam_s_table_starts_by_its_width():
+    """Wide beams start with a wide table (no rehash after rehash); any width gives a power of two."""
+    rules = get_rules("harp")
+    root = pack(deal_layout(rules, 2), rules)
+    p = restarts.run_params(rules, 3, 1, streamlined=False)
+    for width, slots in ((1, beam.INITIAL_TABLE), (3, 4 * beam.TABLE_PER_WIDTH), (16, 16 * beam.TABLE_PER_WIDTH)):
+        s = beam.BeamSearch(root, p, width)
+        assert s.t.shape[0] == 2 * max(slots, beam.INITIAL_TABLE)
+        assert s.advance(2_000)[0] in (None, "solved", "ended")
 
 def test_a_dead_position_ends_the_beam_and_is_no_proof():
     """On a position the complete search proves lost, every line ends ("empty"), and the

@@ -113,6 +113,13 @@ NODE_SLICE = 100_000      # children a kernel call makes: the clock is read betw
 STOCK_CAP = 1
 INITIAL_TABLE = 1 << 14
 INITIAL_HISTORY = 1 << 14
+# A beam's table starts at TABLE_PER_WIDTH slots a unit of width (a power of two, at least
+# INITIAL_TABLE): a wide beam makes hundreds of thousands of children, and growing its table
+# from 16 384 slots by doubling rehashed every entry again and again (2.5 % of harp's time in
+# cProfile).  Thirtieth session, bench_ab.py, every 500th deal of 1-100 000, before / after:
+# harp mean 45.93 / 44.52 ms (0.969), big-harp 83.32 / 81.00 (0.972), easy-harp 8.30 / 7.95
+# (0.959); the same nodes.  (A fixed 65 536 for every width: harp 0.973.)
+TABLE_PER_WIDTH = 1 << 12
 
 
 # Where draw 3 meets a pass limit (STOCK_SETS) the beams start a round in, at width 16: a beam
@@ -494,7 +501,7 @@ class BeamSearch:
         self.hpar = np.zeros(INITIAL_HISTORY, np.int32)
         self.hmove = np.zeros(INITIAL_HISTORY, np.int64)
         self.path = np.zeros(MAX_DEPTH + 1, np.int64)
-        self.t = new_table(INITIAL_TABLE)
+        self.t = new_table(max(INITIAL_TABLE, 1 << (TABLE_PER_WIDTH * width - 1).bit_length()))
         h1, h2 = _fingerprint(start, p)
         _claim(self.t, np.uint64(h1), np.uint64(h2))
         self.ctr = np.zeros(C_SIZE, np.int64)
