@@ -370,7 +370,7 @@ def _column_hash(st, c, merge):
 # talon in a few operations instead of hashing up to 104 cards again (harp's talon changes
 # in nine children in ten: benchmarks/README.md, thirtieth session).  Collisions: two talons
 # of the same length that differ are equal in a half only if sum_j (W[c_j] - W[c'_j]) A**j
-# = 0 mod 2**64; the W are SplitMix64 outputs, and with A = 3 mod 4, A**m - 1 has at most a
+# = 0 mod 2**64; the W are the mixers' outputs (SplitMix64, fmix64), and with A = 3 mod 4, A**m - 1 has at most a
 # few factors of two for the lengths here, so that is a 64-bit coincidence up to a few bits,
 # as for any of the fingerprint's mixers; the 128-bit fingerprint's other parts are mixed on
 # top (_mix_cells).
@@ -380,15 +380,9 @@ _TA_INV = np.uint64(pow(int(_TA), -1, 1 << 64))
 _TB_INV = np.uint64(pow(int(_TB), -1, 1 << 64))
 
 
-def _splitmix(x: int) -> int:
-    x = (x + 0x9E3779B97F4A7C15) & (2**64 - 1)
-    x = ((x ^ (x >> 30)) * 0xBF58476D1CE4E5B9) & (2**64 - 1)
-    x = ((x ^ (x >> 27)) * 0x94D049BB133111EB) & (2**64 - 1)
-    return x ^ (x >> 31)
-
-
-_TW_A = np.array([_splitmix(3000 + b) for b in range(256)], np.uint64)
-_TW_B = np.array([_splitmix(7000 + b) for b in range(256)], np.uint64)
+# The words: the fingerprint's own mixers (their Python bodies, on arrays: no compile at import).
+_TW_A = _mix_a.py_func(np.arange(256, dtype=np.uint64) + np.uint64(3000) + _GOLD)
+_TW_B = _mix_b.py_func(np.arange(256, dtype=np.uint64) + np.uint64(7000) + _GOLD)
 
 
 @njit(**JIT_NORC)

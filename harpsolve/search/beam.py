@@ -120,6 +120,7 @@ INITIAL_HISTORY = 1 << 14
 # harp mean 45.93 / 44.52 ms (0.969), big-harp 83.32 / 81.00 (0.972), easy-harp 8.30 / 7.95
 # (0.959); the same nodes.  (A fixed 65 536 for every width: harp 0.973.)
 TABLE_PER_WIDTH = 1 << 12
+_NO_PAYLOAD = np.zeros(0, np.int64)  # a beam's table keeps fingerprints only (tt._rehash)
 
 
 # Where draw 3 meets a pass limit (STOCK_SETS) the beams start a round in, at width 16: a beam
@@ -537,7 +538,7 @@ class BeamSearch:
         -- or (None, "nodes" | "time"): paused, call again."""
         import time
 
-        from .tt import _rehash, new_payload, new_table
+        from .tt import _rehash, new_table
 
         if self.final is not None:
             return self.final
@@ -557,7 +558,7 @@ class BeamSearch:
                 if code == B_GROW:
                     old, size = self.t, 2 * _slots(self.t)
                     self.t = new_table(size)
-                    _rehash(old, new_payload(size // 2), self.t, new_payload(size))
+                    _rehash(old, _NO_PAYLOAD, self.t, _NO_PAYLOAD)
                 else:
                     self.hpar = np.concatenate([self.hpar, np.zeros_like(self.hpar)])
                     self.hmove = np.concatenate([self.hmove, np.zeros_like(self.hmove)])

@@ -51,7 +51,7 @@ def _slots(t):
 @njit(**JIT_NORC)
 def _home(t, h2):
     """A fingerprint's first slot: the low bits of its second half."""
-    return np.int64(h2 & np.uint64((t.shape[0] >> 1) - 1))
+    return np.int64(h2 & np.uint64(_slots(t) - 1))
 
 
 @njit(**JIT_NORC)
@@ -65,7 +65,7 @@ def _ahead(t, h2):
 def _claim(t, h1, h2):
     """Find or add a fingerprint: its slot if it was there, ``-1 - slot`` if it was new."""
     h1 = h1 | _ONE
-    n = t.shape[0] >> 1
+    n = _slots(t)
     i = _home(t, h2)
     while True:
         k = t[2 * i]
@@ -98,7 +98,9 @@ def _clear(t, s):
 @njit(**JIT_NORC)
 def _rehash(o, ov, n, nv):
     """Move every entry of table ``o``, with its payload ``ov[i]``, into the bigger table
-    ``n`` (payload ``nv``)."""
-    for i in range(o.shape[0] >> 1):
+    ``n`` (payload ``nv``); tables without a payload pass empty ``ov`` and ``nv``."""
+    for i in range(_slots(o)):
         if o[2 * i] != 0:
-            nv[_slot(n, o[2 * i], o[2 * i + 1])] = ov[i]
+            s = _slot(n, o[2 * i], o[2 * i + 1])
+            if nv.shape[0] > 0:
+                nv[s] = ov[i]
