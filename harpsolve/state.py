@@ -370,10 +370,10 @@ def _column_hash(st, c, merge):
 # talon in a few operations instead of hashing up to 104 cards again (harp's talon changes
 # in nine children in ten: benchmarks/README.md, thirtieth session).  Collisions: two talons
 # of the same length that differ are equal in a half only if sum_j (W[c_j] - W[c'_j]) A**j
-# = 0 mod 2**64; the W are the mixers' outputs (SplitMix64, fmix64), and with A = 3 mod 4, A**m - 1 has at most a
-# few factors of two for the lengths here, so that is a 64-bit coincidence up to a few bits,
-# as for any of the fingerprint's mixers; the 128-bit fingerprint's other parts are mixed on
-# top (_mix_cells).
+# = 0 mod 2**64; the W are the mixers' outputs (SplitMix64, fmix64), and with A = 3 mod 4,
+# A**m - 1 has at most a few factors of two for the lengths here, so that is a 64-bit
+# coincidence up to a few bits, as for any of the fingerprint's mixers; the 128-bit
+# fingerprint's other parts are mixed on top (_mix_cells).
 _TA = np.uint64(0xC2B2AE3D27D4EB4F)
 _TB = np.uint64(0x94D049BB133111EB)
 _TA_INV = np.uint64(pow(int(_TA), -1, 1 << 64))

@@ -97,6 +97,7 @@ def test_a_beam_s_table_starts_by_its_width():
         assert s.t.shape[0] == 2 * max(slots, beam.INITIAL_TABLE)
         assert s.advance(2_000)[0] in (None, "solved", "ended")
 
+
 def test_a_dead_position_ends_the_beam_and_is_no_proof():
     """On a position the complete search proves lost, every line ends ("empty"), and the
     portfolio row, solutions only, still says unknown."""

@@ -99,8 +99,9 @@ def _clear(t, s):
 def _rehash(o, ov, n, nv):
     """Move every entry of table ``o``, with its payload ``ov[i]``, into the bigger table
     ``n`` (payload ``nv``); tables without a payload pass empty ``ov`` and ``nv``."""
+    payload = nv.shape[0] > 0
     for i in range(_slots(o)):
         if o[2 * i] != 0:
             s = _slot(n, o[2 * i], o[2 * i + 1])
-            if nv.shape[0] > 0:
+            if payload:
                 nv[s] = ov[i]
