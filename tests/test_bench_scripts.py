@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import sys
+
+import pytest
 
 BENCH = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "benchmarks")
 
@@ -378,3 +381,62 @@ def test_profile_jit_finds_the_reference_counts_and_disassembles_a_hot_address()
         lines = prof.disassemble([(base, code)], base + 40 + 5, 3)  # the lock incq
         assert lines and "lock incq" in lines[-1] and lines[-1].strip().startswith(f"{base + 45:x}:")
     assert prof.parse_deals("1-10/3") == [1, 4, 7, 10]
+
+
+def _fake_lonerun(tmp_path, verdicts: dict) -> str:
+    """An executable that speaks lonerun's protocol (benchmarks/lonelybot/src/main.rs) and
+    answers ``verdicts[deal]`` for every deal, checking that the seed it gets is a permutation
+    number (below 52!) and that the draw is the game's."""
+    path = tmp_path / "lonerun"
+    path.write_text(f"""#!{sys.executable}
+import math, sys
+verdicts = {verdicts!r}
+for line in sys.stdin:
+    label, draw, seed, limit = line.split()
+    assert 0 <= int(seed) < math.factorial(52) and draw == "3"
+    print(label, verdicts[int(label)], 7, 0.5, flush=True)
+""")
+    path.chmod(0o755)
+    return str(path)
+
+
+def test_lonelybot_seed_is_the_layout_that_lonelybot_deals():
+    """bench_lonelybot.exact_seed is the inverse of lonelybot's exact_shuffle (its algorithm in
+    shuffle_of): the card array it makes is the layout's columns, bottom first, then the stock
+    in dealing order, in lonelybot's card numbering.  Deal 1's seed is pinned: lonelybot,
+    given it, agreed with harpsolve's verdicts (benchmarks/README, thirty-second session)."""
+    from harpsolve.deals import deal_layout
+    from harpsolve.rules import get_rules
+
+    bench = _script("bench_lonelybot")
+    rules = get_rules("klondike-3")
+    for deal in (1, 2, 77, 999_999):
+        lay = deal_layout(rules, deal)
+        cards = bench.shuffle_of(bench.exact_seed(lay))
+        flat = [c for col in lay.columns for c in col] + list(lay.stock)
+        assert cards == [(c % 13) * 4 + bench.LB_SUIT[c // 13] for c in flat]
+        assert [len(col) for col in lay.columns] == list(range(1, 8))
+    assert bench.exact_seed(deal_layout(rules, 1)) == \
+        55029010634443200838307556050991669710767721397781124461273499795644
+    # hearts and diamonds are red in both numberings (lonelybot's suits 0, 1)
+    assert sorted(bench.LB_SUIT[s] for s in (1, 2)) == [0, 1]
+
+
+def test_lonelybot_bench_flags_a_contradiction_and_refuses_other_games(tmp_path, capsys):
+    """bench_lonelybot.py solves each deal with harpsolve and asks lonerun (faked here): the
+    same verdicts exit 0, a deal one solves and the other proves unsolvable exits 1 and is
+    listed; a game lonelybot does not play, or a binary that is not there, is one line, exit 2."""
+    bench = _script("bench_lonelybot")
+    good = _fake_lonerun(tmp_path, {3: "solved"})
+    assert bench.main(["klondike-3", "3", "--lonelybot", good, "--warm", "0"]) == 0
+    out = capsys.readouterr().out
+    assert "decided by both: 1; contradictions: 0" in out and "| lonelybot | 1 | 0 | 0 |" in out
+    bad = tmp_path / "other"
+    bad.mkdir()
+    bad = _fake_lonerun(bad, {3: "unsolvable"})
+    assert bench.main(["klondike-3", "3", "--lonelybot", bad, "--warm", "0"]) == 1
+    assert "deal 3: harpsolve solved, lonelybot unsolvable  <-- CONTRADICTION" in capsys.readouterr().out
+    assert bench.main(["harp", "3", "--lonelybot", good]) == 2
+    assert "one-deck" in capsys.readouterr().err
+    with pytest.raises(SystemExit, match="cannot run"):
+        bench.main(["klondike-3", "3", "--lonelybot", str(tmp_path / "missing")])
