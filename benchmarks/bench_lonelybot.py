@@ -183,7 +183,8 @@ def main(argv=None) -> int:
                         lb_rows.append(lb.solve(d, rules.draw, seeds[d]))
             else:
                 row = table.loc[d]
-                hs_rows.append((row.status, 1e3 * float(row.seconds), row.proof or row.engine or ""))
+                how = next((x for x in (row.proof, row.engine) if isinstance(x, str) and x), "")  # (NaN: none)
+                hs_rows.append((row.status, 1e3 * float(row.seconds), how))
                 lb_rows.append(lb.solve(d, rules.draw, seeds[d]))
     finally:
         lb.close()

@@ -440,3 +440,32 @@ def test_lonelybot_bench_flags_a_contradiction_and_refuses_other_games(tmp_path,
     assert "one-deck" in capsys.readouterr().err
     with pytest.raises(SystemExit, match="cannot run"):
         bench.main(["klondike-3", "3", "--lonelybot", str(tmp_path / "missing")])
+
+
+def test_lonelybot_bench_checks_a_table(tmp_path, capsys):
+    """bench_lonelybot.py --table compares lonerun's verdicts with a results folder's best rows
+    (no solving): a row that agrees exits 0, a forged one exits 1, and the deals the folder does
+    not hold are left out; the rows go to --csv with the row's proof."""
+    from harpsolve.rules import get_rules
+    from harpsolve.search.settings import SearchSettings
+    from harpsolve.sweep import store
+    from harpsolve.sweep.schema import make_row
+
+    bench = _script("bench_lonelybot")
+    rules = get_rules("klondike-3")
+    folder = tmp_path / "k3"
+    folder.mkdir()
+    rows = [make_row(rules, 2, SearchSettings(), "unsolvable", engine="afree", proof="exhausted: arrangement-free"),
+            make_row(rules, 3, SearchSettings(), "solved", engine="climb", solution_length=90)]
+    store.write_atomic(store.make_table(rows, [], store.rules_meta(rules)), str(folder))
+    agree = _fake_lonerun(tmp_path, {2: "unsolvable", 3: "solved"})
+    csv_path = tmp_path / "rows.csv"
+    assert bench.main(["klondike-3", "1-3", "--lonelybot", agree, "--table", str(folder), "--csv", str(csv_path)]) == 0
+    assert "2 deals (1-3)" in capsys.readouterr().out
+    lines = csv_path.read_text().splitlines()
+    assert lines[1].startswith("2,unsolvable,") and "exhausted: arrangement-free" in lines[1] and len(lines) == 3
+    other = tmp_path / "other"
+    other.mkdir()
+    forged = _fake_lonerun(other, {2: "solved", 3: "solved"})
+    assert bench.main(["klondike-3", "1-3", "--lonelybot", forged, "--table", str(folder)]) == 1
+    assert "deal 2: harpsolve unsolvable, lonelybot solved  <-- CONTRADICTION" in capsys.readouterr().out
