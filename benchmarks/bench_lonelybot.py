@@ -52,8 +52,10 @@ def exact_seed(layout) -> int:
     seed is read off the array backwards (as ``encode_shuffle`` does): for i = 51 .. 1 find
     card i among the first i + 1, that position is the digit, and swap it back to i.
     """
+    from harpsolve.cards import rank_of, suit_of
+
     cards = [c for col in layout.columns for c in col] + list(layout.stock)
-    cards = [(c % 13) * 4 + LB_SUIT[c // 13] for c in cards]
+    cards = [(rank_of(c) - 1) * 4 + LB_SUIT[suit_of(c)] for c in cards]
     if sorted(cards) != list(range(52)):
         raise ValueError("not a one-deck layout")
     seed = 0
@@ -163,29 +165,33 @@ def main(argv=None) -> int:
     lb = Lonelybot(args.lonelybot, args.limit)
     seeds = {d: exact_seed(deal_layout(rules, d)) for d in deals}
     hs_rows, lb_rows = [], []
+
+    def ask_lonelybot(d):
+        lb_rows.append(lb.solve(d, rules.draw, seeds[d]))
+
+    if table is None:
+        from harpsolve.solver import solve, warm_up
+
+        kw = {} if args.max_nodes is None else {"max_nodes": args.max_nodes}
+
+        def ask_harpsolve(d):
+            r = solve(rules, d, verify=True, polish=False, **kw)
+            hs_rows.append((r.status, 1e3 * r.seconds, r.engine or r.proof or ""))
+    else:
+        def ask_harpsolve(d):  # the table's best row: no solving
+            row = table.loc[d]
+            how = next((x for x in (row.proof, row.engine) if isinstance(x, str) and x), "")  # (NaN: none)
+            hs_rows.append((row.status, 1e3 * float(row.seconds), how))
     try:
         if table is None:
-            from harpsolve.solver import solve, warm_up
-
             warm_up(rules, deal_layout(rules, deals[0]))
-            kw = {} if args.max_nodes is None else {"max_nodes": args.max_nodes}
             for d in deals[:args.warm]:
                 solve(rules, d, verify=False, polish=False, **kw)
                 lb.solve(d, rules.draw, seeds[d])
         for i, d in enumerate(deals):
-            if table is None:
-                order = (0, 1) if i % 2 == 0 else (1, 0)  # who goes first alternates
-                for who in order:
-                    if who == 0:
-                        r = solve(rules, d, verify=True, polish=False, **kw)
-                        hs_rows.append((r.status, 1e3 * r.seconds, r.engine or r.proof or ""))
-                    else:
-                        lb_rows.append(lb.solve(d, rules.draw, seeds[d]))
-            else:
-                row = table.loc[d]
-                how = next((x for x in (row.proof, row.engine) if isinstance(x, str) and x), "")  # (NaN: none)
-                hs_rows.append((row.status, 1e3 * float(row.seconds), how))
-                lb_rows.append(lb.solve(d, rules.draw, seeds[d]))
+            # who goes first alternates, so a slow stretch of the machine hits both alike
+            for ask in ((ask_harpsolve, ask_lonelybot) if i % 2 == 0 else (ask_lonelybot, ask_harpsolve)):
+                ask(d)
     finally:
         lb.close()
 
