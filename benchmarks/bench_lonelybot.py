@@ -188,10 +188,18 @@ def main(argv=None) -> int:
             for d in deals[:args.warm]:
                 solve(rules, d, verify=False, polish=False, **kw)
                 lb.solve(d, rules.draw, seeds[d])
-        for i, d in enumerate(deals):
+        from tqdm import tqdm
+
+        # a run of thousands of deals takes an hour: a bar on a terminal, and a contradiction
+        # said the moment it is found (the table at the end lists it again)
+        bar = tqdm(deals, unit="deal", file=sys.stderr, disable=not sys.stderr.isatty())
+        for i, d in enumerate(bar):
             # who goes first alternates, so a slow stretch of the machine hits both alike
             for ask in ((ask_harpsolve, ask_lonelybot) if i % 2 == 0 else (ask_lonelybot, ask_harpsolve)):
                 ask(d)
+            if clashes([d], [hs_rows[-1][0]], [lb_rows[-1][0]]):
+                bar.write(f"deal {d}: harpsolve {hs_rows[-1][0]}, lonelybot {lb_rows[-1][0]}  <-- CONTRADICTION",
+                          file=sys.stderr)
     finally:
         lb.close()
 

@@ -424,8 +424,9 @@ def test_lonelybot_seed_is_the_layout_that_lonelybot_deals():
 
 def test_lonelybot_bench_flags_a_contradiction_and_refuses_other_games(tmp_path, capsys):
     """bench_lonelybot.py solves each deal with harpsolve and asks lonerun (faked here): the
-    same verdicts exit 0, a deal one solves and the other proves unsolvable exits 1 and is
-    listed; a game lonelybot does not play, or a binary that is not there, is one line, exit 2."""
+    same verdicts exit 0, a deal one solves and the other proves unsolvable exits 1, said on
+    stderr at once and listed at the end; a game lonelybot does not play, or a binary that is
+    not there, is one line, exit 2."""
     bench = _script("bench_lonelybot")
     good = _fake_lonerun(tmp_path, {3: "solved"})
     assert bench.main(["klondike-3", "3", "--lonelybot", good, "--warm", "0"]) == 0
@@ -435,7 +436,10 @@ def test_lonelybot_bench_flags_a_contradiction_and_refuses_other_games(tmp_path,
     bad.mkdir()
     bad = _fake_lonerun(bad, {3: "unsolvable"})
     assert bench.main(["klondike-3", "3", "--lonelybot", bad, "--warm", "0"]) == 1
-    assert "deal 3: harpsolve solved, lonelybot unsolvable  <-- CONTRADICTION" in capsys.readouterr().out
+    out, err = capsys.readouterr()
+    # in the closing table, and on stderr the moment it was found (a long run says it at once)
+    assert "deal 3: harpsolve solved, lonelybot unsolvable  <-- CONTRADICTION" in out
+    assert "deal 3: harpsolve solved, lonelybot unsolvable  <-- CONTRADICTION" in err
     assert bench.main(["harp", "3", "--lonelybot", good]) == 2
     assert "one-deck" in capsys.readouterr().err
     with pytest.raises(SystemExit, match="cannot run"):
