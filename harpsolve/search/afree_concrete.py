@@ -38,6 +38,13 @@ def _same_type(a: int, b: int) -> bool:
     return rank_of(a) == rank_of(b) and colour_of(a) == colour_of(b)
 
 
+# The moves a line repeats most (klondike-3: 39 % of its tokens are draws and recycles), made
+# and written once rather than at every play (a Move and its token text cost about a third as
+# much as the reference engine's checked play of it).
+_DRAW, _RECYCLE, _WASTE_HOME = Move(DRAW), Move(RECYCLE), Move(WASTE_TO_FOUNDATION)
+_DRAW_TOKEN, _RECYCLE_TOKEN, _WASTE_HOME_TOKEN = str(_DRAW), str(_RECYCLE), str(_WASTE_HOME)
+
+
 class _Board:
     def __init__(self, rules, layout, pr):
         self.g = Game(rules, layout, undo=False)
@@ -49,12 +56,13 @@ class _Board:
         self.d = [int(pr.root[8 + i]) for i in range(rules.n_columns)]
         self.cols0 = [list(c) for c in layout.columns]
 
-    def play(self, move: Move) -> None:
+    def play(self, move: Move, token: str = "") -> None:
+        """Play ``move`` in the reference engine (``token``: its text, if the caller has it)."""
         try:
             self.g.apply(move)
         except MoveError as e:
             raise ConcretiseError(f"{move}: {e.reason}") from None
-        self.tokens.append(str(move))
+        self.tokens.append(token or str(move))
 
     # ---- where things are ------------------------------------------------------
     def target_for(self, card: int, exclude: int = -1) -> int:
@@ -96,7 +104,10 @@ class _Board:
         for _ in range(4 * (len(self.talon) + 2) * (max(self.rules.passes, 1) + 1)):
             if len(g.waste) == want and (not limited or g.pass_number - 1 == rc):
                 break
-            self.play(Move(DRAW) if g.stock else Move(RECYCLE))
+            if g.stock:
+                self.play(_DRAW, _DRAW_TOKEN)
+            else:
+                self.play(_RECYCLE, _RECYCLE_TOKEN)
         else:
             raise ConcretiseError(f"talon card {j} never came up")
         card = g.waste[-1]
@@ -104,7 +115,7 @@ class _Board:
             raise ConcretiseError(f"waste top {card_text(card)} is not talon card {card_text(self.talon[j])}")
         self.left[j] = False
         if home:
-            self.play(Move(WASTE_TO_FOUNDATION))
+            self.play(_WASTE_HOME, _WASTE_HOME_TOKEN)
         else:
             self.play(Move(WASTE_TO_COLUMN, dst=self.target_for(card) + 1))
 
@@ -163,12 +174,24 @@ def concretise(rules, layout, pr, path) -> list[str]:
         else:
             raise ConcretiseError(f"unknown abstract move {m}")
     # the search stops once the talon is empty and every card is face up (afree._won):
-    # the rest is column tops home, a card of the lowest rank in play always being one
+    # the rest is column tops home, a card of the lowest rank in play always being one.
+    # Each column sends home what it can before the next is asked (a column is a run going
+    # down, so its cards follow one another home), and a move is tried, not asked about and
+    # then played.  With the moves above made once, a line cost 1.29 ms instead of 1.65
+    # (klondike-3, the 108 lines afree found on deals 2-99 502 every 500th, thirty-third
+    # session): on most deals the concretiser takes more time than the search.
+    home = [Move(COLUMN_TO_FOUNDATION, src=i + 1) for i in range(len(b.g.columns))]
+    tokens = [str(m) for m in home]
     while not b.g.is_won():
-        for i, col in enumerate(b.g.columns):
-            if col and b.g.why_illegal(Move(COLUMN_TO_FOUNDATION, src=i + 1)) is None:
-                b.play(Move(COLUMN_TO_FOUNDATION, src=i + 1))
-                break
-        else:
+        played = False
+        for i, m in enumerate(home):
+            while b.g.columns[i]:
+                try:
+                    b.g.apply(m)  # (the reference engine refuses a top that cannot go home yet)
+                except MoveError:
+                    break
+                b.tokens.append(tokens[i])
+                played = True
+        if not played:
             raise ConcretiseError("the concrete line does not win")
     return b.tokens
