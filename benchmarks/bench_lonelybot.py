@@ -121,8 +121,17 @@ def summary(label: str, rows: list[tuple[str, float]]) -> str:
             f"{statistics.mean(decided) if decided else float('nan'):.2f} | {p90:.2f} |")
 
 
+def contradicts(x: str, y: str) -> bool:
+    return {x, y} == {"solved", "unsolvable"}
+
+
 def clashes(deals, a, b) -> list[int]:
-    return [d for d, x, y in zip(deals, a, b) if {x, y} == {"solved", "unsolvable"}]
+    return [d for d, x, y in zip(deals, a, b) if contradicts(x, y)]
+
+
+def differ_line(deal: int, x: str, y: str) -> str:
+    """A deal whose verdicts differ (harpsolve's ``x``, lonelybot's ``y``), marked if they contradict."""
+    return f"deal {deal}: harpsolve {x}, lonelybot {y}" + ("  <-- CONTRADICTION" if contradicts(x, y) else "")
 
 
 def main(argv=None) -> int:
@@ -197,9 +206,8 @@ def main(argv=None) -> int:
             # who goes first alternates, so a slow stretch of the machine hits both alike
             for ask in ((ask_harpsolve, ask_lonelybot) if i % 2 == 0 else (ask_lonelybot, ask_harpsolve)):
                 ask(d)
-            if clashes([d], [hs_rows[-1][0]], [lb_rows[-1][0]]):
-                bar.write(f"deal {d}: harpsolve {hs_rows[-1][0]}, lonelybot {lb_rows[-1][0]}  <-- CONTRADICTION",
-                          file=sys.stderr)
+            if contradicts(hs_rows[-1][0], lb_rows[-1][0]):
+                bar.write(differ_line(d, hs_rows[-1][0], lb_rows[-1][0]), file=sys.stderr)
     finally:
         lb.close()
 
@@ -219,7 +227,7 @@ def main(argv=None) -> int:
     print(f"decided by both: {both}; contradictions: {len(bad)}")
     for d, x, y in zip(deals, hs_st, lb_st):
         if x != y:
-            print(f"deal {d}: harpsolve {x}, lonelybot {y}" + ("  <-- CONTRADICTION" if d in bad else ""))
+            print(differ_line(d, x, y))
     if args.csv:
         import csv
 

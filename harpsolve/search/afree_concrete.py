@@ -56,13 +56,21 @@ class _Board:
         self.d = [int(pr.root[8 + i]) for i in range(rules.n_columns)]
         self.cols0 = [list(c) for c in layout.columns]
 
-    def play(self, move: Move, token: str = "") -> None:
-        """Play ``move`` in the reference engine (``token``: its text, if the caller has it)."""
+    def try_play(self, move: Move, token: str = "") -> str | None:
+        """Play ``move`` in the reference engine and record its token (``token``: its text, if
+        the caller has it); None if it was played, else the engine's reason for refusing it."""
         try:
             self.g.apply(move)
         except MoveError as e:
-            raise ConcretiseError(f"{move}: {e.reason}") from None
+            return e.reason
         self.tokens.append(token or str(move))
+        return None
+
+    def play(self, move: Move, token: str = "") -> None:
+        """:meth:`try_play`, a refusal being a ``ConcretiseError``."""
+        reason = self.try_play(move, token)
+        if reason is not None:
+            raise ConcretiseError(f"{move}: {reason}")
 
     # ---- where things are ------------------------------------------------------
     def target_for(self, card: int, exclude: int = -1) -> int:
@@ -185,12 +193,8 @@ def concretise(rules, layout, pr, path) -> list[str]:
     while not b.g.is_won():
         played = False
         for i, m in enumerate(home):
-            while b.g.columns[i]:
-                try:
-                    b.g.apply(m)  # (the reference engine refuses a top that cannot go home yet)
-                except MoveError:
-                    break
-                b.tokens.append(tokens[i])
+            # (the reference engine refuses a top that cannot go home yet)
+            while b.g.columns[i] and b.try_play(m, tokens[i]) is None:
                 played = True
         if not played:
             raise ConcretiseError("the concrete line does not win")
