@@ -757,3 +757,43 @@ def test_a_search_on_reused_stacks_is_the_search_on_fresh_ones(monkeypatch):
         r = afree.Search(rules, deal_layout(rules, d)).advance(300_000)
         assert (r.status, r.nodes, r.states, r.tokens) == want
     assert {w[0] for w in reused} == {"solved", "unsolvable"}
+
+
+def _kernel_path(abstract) -> list[int]:
+    """afree's kernel moves back from a result's decoded (kind, arg, recycles) moves."""
+    return [kind | (a << 3) | (rc << 12) for kind, a, rc in abstract]
+
+
+@pytest.mark.parametrize("variant,deal", [("klondike-3", 7), ("endless-harp", 7)])
+def test_a_broken_abstract_line_is_an_error_never_a_line(variant, deal):
+    """The concretiser checks every real move against the kernel's legal moves and the end
+    against a won board: an abstract line cut short, or with a move no position allows,
+    raises ConcretiseError (the engine's ``unknown``, reason "concretise") instead of
+    writing tokens that do not win."""
+    from harpsolve.search.afree_concrete import ConcretiseError, concretise
+
+    rules = get_rules(variant)
+    layout = deal_layout(rules, deal)
+    s = afree.Search(rules, layout)
+    r = s.advance(0)
+    assert r.status == "solved"
+    path = _kernel_path(r.abstract)
+    tokens = concretise(rules, layout, s.pr, path)
+    assert tokens == r.tokens
+    rep = replay(rules, layout, tokens)
+    assert rep.ok and rep.won
+    with pytest.raises(ConcretiseError, match="does not win"):
+        concretise(rules, layout, s.pr, path[:len(path) // 2])
+    # taking back a card that fits a column top while no foundation holds it: the kernel does
+    # not list the move
+    top = next(c[-1] for c in layout.columns if c[-1] % 13 > 0)
+    red = top // 13 in (1, 2)
+    card = (0 if red else 1) * 13 + top % 13 - 1  # a rank lower, the other colour
+    with pytest.raises(ConcretiseError, match="not allow"):
+        concretise(rules, layout, s.pr, [afree.MK_TB | (card << 3)] + path)
+    # a reveal of a column whose top no other column takes (nor an empty one: not a king)
+    tops = [c[-1] for c in layout.columns]
+    i = next(i for i, x in enumerate(tops) if x % 13 != 12 and not any(
+        j != i and y % 13 == x % 13 + 1 and (y // 13 in (1, 2)) != (x // 13 in (1, 2)) for j, y in enumerate(tops)))
+    with pytest.raises(ConcretiseError, match="no column takes"):
+        concretise(rules, layout, s.pr, [afree.MK_RV | (i << 3)] + path)

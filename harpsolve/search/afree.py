@@ -61,8 +61,10 @@ the won state (all foundations at 13).  A search that exhausts the abstract
 states reachable from the root without meeting the won state therefore
 proves that no real line wins.  Conversely each abstract move is realisable
 from every arrangement of its source state (above), which is why an abstract
-solution always concretises; the concretiser still checks every real move in
-the reference engine and reports ``unknown`` ("concretise") if anything fails.
+solution always concretises; the concretiser still checks every real move
+against the kernel's primitive legal moves and reports ``unknown``
+("concretise") if anything fails, and the solver replays the line in the
+reference engine.
 
 Stock.  Talon index j runs over waste (bottom first) then stock, as at the
 root.  The position is kept canonical (one plus the index of the waste top,

@@ -1,7 +1,10 @@
 """Turn an arrangement-free solution (search/afree.py) into SPEC move tokens.
 
-Each abstract move is realised on a real board kept by the reference engine
-(harpsolve/reference.py), which checks every token as it is played:
+Each abstract move is realised by one or more single real moves on a packed
+board (harpsolve/state.py), every one of them checked first against the
+kernel's own list of legal moves -- the primitive move list (no compound
+talon plays, no automatic moves, no pruning), which tests/test_kernel.py
+holds equal to the reference engine's legal moves:
 
 * talon plays: ``s>w`` / ``w>s`` until the card is the waste top with the
   waste size (and recycles, under a pass limit) the move was searched with,
@@ -15,187 +18,262 @@ Each abstract move is realised on a real board kept by the reference engine
 
 Anything unexpected raises :class:`ConcretiseError`; the engine then reports
 ``unknown`` (reason "concretise"), never a wrong status.  The finished line
-must win in the reference engine.
+must win; the solver then replays it in the reference engine (solver._check),
+as it does every engine's line.
+
+Why a kernel, not the reference engine.  Until the thirty-fourth session the
+board was the reference engine's, which checked each token as it was played
+-- and the solver replayed the same tokens in the same engine again to
+verify them.  On a typical klondike-3 deal (about 2 ms) that first, redundant
+replay was the biggest part of the solve: a line is about 150 tokens, and
+the concretiser took 1.29 ms a line against 6-10 % of the time for each
+search (benchmarks/README.md, thirty-third and thirty-fourth sessions).  The
+reference engine still judges every line once, outside the search's time.
 """
 from __future__ import annotations
 
-from ..cards import card_text, colour_of, rank_of
-from ..reference import (
-    COLUMN_TO_COLUMN, COLUMN_TO_FOUNDATION, DRAW, RECYCLE, TAKE_BACK, WASTE_TO_COLUMN,
-    WASTE_TO_FOUNDATION, Game, Move, MoveError,
-)
-from ..rules import builds_on
-from .afree import MK_CFL, MK_CFP, MK_RV, MK_TB, MK_TC, MK_TF, decode
+import numpy as np
+from numba import njit
 
-KING = 13
+from .. import movegen as mg
+from ..cards import card_text
+from ..config import JIT
+from ..state import (
+    MAXLEN, O_COLS, O_DOWN, O_FOUND, O_LEN, O_RECYC, O_TALON, O_TLEN, O_TPTR, P_BUILD_SUIT, P_DECKS, P_NCOL, P_PASSES,
+    kernel_params, pack,
+)
+from ..solution import R_WIDTH, _row_move, _rows_tokens
+from .afree import MK_CFL, MK_CFP, MK_RV, MK_TB, MK_TC, MK_TF
 
 
 class ConcretiseError(RuntimeError):
     """An abstract solution that could not be played on the real board."""
 
 
-def _same_type(a: int, b: int) -> bool:
-    return rank_of(a) == rank_of(b) and colour_of(a) == colour_of(b)
+# What went wrong (the kernel's err[0]; err[1] the card, column, move or talon index it
+# concerns, err[2] the abstract move's index) -- every one a bug, never a property of a deal.
+E_ILLEGAL, E_NO_TARGET, E_NO_UNCOVER, E_NO_LOCK, E_FACE_DOWN, E_TALON_NEVER, E_TALON_CARD, E_NO_FREE, \
+    E_NOT_WON, E_KIND = range(1, 11)
+FULL = -2  # the rows ran out: the wrapper calls again with twice as many
 
 
-# The moves a line repeats most (klondike-3: 39 % of its tokens are draws and recycles), made
-# and written once rather than at every play (a Move and its token text cost about a third as
-# much as the reference engine's checked play of it).
-_DRAW, _RECYCLE, _WASTE_HOME = Move(DRAW), Move(RECYCLE), Move(WASTE_TO_FOUNDATION)
-_DRAW_TOKEN, _RECYCLE_TOKEN, _WASTE_HOME_TOKEN = str(_DRAW), str(_RECYCLE), str(_WASTE_HOME)
+@njit(**JIT)
+def _same_type(a, b):
+    """The same rank and colour (the arrangement-free engine's card type)."""
+    sa, sb = a // 13, b // 13
+    return a % 13 == b % 13 and (sa == 1 or sa == 2) == (sb == 1 or sb == 2)
 
 
-class _Board:
-    def __init__(self, rules, layout, pr):
-        self.g = Game(rules, layout, undo=False)
-        self.rules = rules
-        self.tokens: list[str] = []
-        self.talon = [int(x) for x in pr.talon[:int(pr.q[5])]]
-        self.left = [True] * len(self.talon)
-        # dealt cards still in place per column (the abstract d), kept by hand
-        self.d = [int(pr.root[8 + i]) for i in range(rules.n_columns)]
-        self.cols0 = [list(c) for c in layout.columns]
+@njit(**JIT)
+def _card(st, c, i):
+    return np.int64(st[O_COLS + MAXLEN * c + i])
 
-    def try_play(self, move: Move, token: str = "") -> str | None:
-        """Play ``move`` in the reference engine and record its token (``token``: its text, if
-        the caller has it); None if it was played, else the engine's reason for refusing it."""
-        try:
-            self.g.apply(move)
-        except MoveError as e:
-            return e.reason
-        self.tokens.append(token or str(move))
-        return None
 
-    def play(self, move: Move, token: str = "") -> None:
-        """:meth:`try_play`, a refusal being a ``ConcretiseError``."""
-        reason = self.try_play(move, token)
-        if reason is not None:
-            raise ConcretiseError(f"{move}: {reason}")
+@njit(**JIT)
+def _play(st, m, p, rows, k, out, scores, work, err):
+    """Make move ``m`` and write its row; only if the kernel lists it as legal here."""
+    if k >= rows.shape[0]:
+        return FULL
+    n = mg._gen(st, p, out, scores, work)
+    for i in range(n):
+        if out[i] == m:
+            return _row_move(st, m, p, rows, k)
+    err[0] = E_ILLEGAL
+    err[1] = m
+    return -1
 
-    # ---- where things are ------------------------------------------------------
-    def target_for(self, card: int, exclude: int = -1) -> int:
-        """A column (0-based) that takes ``card`` (or a run led by it)."""
-        for j, col in enumerate(self.g.columns):
-            if j == exclude:
-                continue
-            if col and builds_on(self.rules, card, col[-1]):
+
+@njit(**JIT)
+def _target(st, p, card, exclude, err):
+    """A column that takes ``card`` (or a run led by it): a top it builds on, else, for a
+    king, an empty column; -1 (err set) if none."""
+    ncol = p[P_NCOL]
+    for j in range(ncol):
+        ln = np.int64(st[O_LEN + j])
+        if j != exclude and ln > 0 and mg._builds(card, _card(st, j, ln - 1), p[P_BUILD_SUIT]):
+            return j
+    if card % 13 == 12:
+        for j in range(ncol):
+            if j != exclude and st[O_LEN + j] == 0:
                 return j
-        if rank_of(card) == KING:
-            for j, col in enumerate(self.g.columns):
-                if j != exclude and not col:
-                    return j
-        raise ConcretiseError(f"no column takes {card_text(card)}")
+    err[0] = E_NO_TARGET
+    err[1] = card
+    return -1
 
-    def uncover(self, i: int, k: int) -> None:
-        """Move the run above index ``k`` of column i onto an uncovered card of the same type."""
-        col = self.g.columns[i]
-        n = len(col) - k - 1
-        if n == 0:
-            return
-        x = col[k]
-        for j, other in enumerate(self.g.columns):
-            if j != i and other and _same_type(other[-1], x):
-                self.play(Move(COLUMN_TO_COLUMN, i + 1, j + 1, n))
-                return
-        raise ConcretiseError(f"no uncovered card of {card_text(x)}'s type to take its run")
 
-    def lower(self, i: int) -> None:
-        self.d[i] -= 1
-        if self.d[i] == 1 and rank_of(self.cols0[i][0]) == KING:
-            self.d[i] = 0
+@njit(**JIT)
+def _uncover(st, p, i, k, rows, r, out, scores, work, err):
+    """Move the run above index ``k`` of column i onto an uncovered card of the same type."""
+    ln = np.int64(st[O_LEN + i])
+    n = ln - k - 1
+    if n == 0:
+        return r
+    x = _card(st, i, k)
+    for j in range(p[P_NCOL]):
+        lj = np.int64(st[O_LEN + j])
+        if j != i and lj > 0 and _same_type(_card(st, j, lj - 1), x):
+            return _play(st, mg._mk(mg.M_COL_COL, i, j, n), p, rows, r, out, scores, work, err)
+    err[0] = E_NO_UNCOVER
+    err[1] = x
+    return -1
 
-    # ---- abstract moves --------------------------------------------------------
-    def talon_play(self, j: int, rc: int, home: bool) -> None:
-        want = sum(1 for x in range(j + 1) if self.left[x])
-        g = self.g
-        limited = self.rules.passes != 0
-        for _ in range(4 * (len(self.talon) + 2) * (max(self.rules.passes, 1) + 1)):
-            if len(g.waste) == want and (not limited or g.pass_number - 1 == rc):
-                break
-            if g.stock:
-                self.play(_DRAW, _DRAW_TOKEN)
+
+@njit(**JIT)
+def _lower(d, king_base, i):
+    """Column i's locked card left its place: one dealt card fewer there (a king at the
+    bottom of the column is not counted: it is never in the way, afree.Problem)."""
+    d[i] -= 1
+    if d[i] == 1 and king_base[i]:
+        d[i] = 0
+
+
+@njit(**JIT)
+def _concretise(st, p, talon, left, d, king_base, path, rows, err):
+    """Play the abstract ``path`` (afree's kernel moves) from ``st`` as single real moves, one
+    row each (solution.R_*); return the number of rows, -1 on an error (``err``), FULL when
+    ``rows`` is too short.  ``talon``: the root's talon cards by index (waste, then stock),
+    ``left``: which of them are still there, ``d``: each column's dealt cards still in
+    place (afree's d), ``king_base``: does the column's bottom card start as a king."""
+    out = np.zeros(mg.MAX_MOVES, np.int64)
+    scores = np.zeros(mg.MAX_MOVES, np.int32)
+    work = np.zeros(mg.GEN_WORK, np.int64)
+    limited = p[P_PASSES] != 0
+    draw, recycle = mg._mk(mg.M_DRAW, 0, 0, 0), mg._mk(mg.M_RECYCLE, 0, 0, 0)
+    r = 0
+    for t in range(path.shape[0]):
+        err[2] = t
+        m = path[t]
+        kind = m & 7
+        a = (m >> 3) & 511
+        rc = (m >> 12) & 1023
+        if kind == MK_TF or kind == MK_TC:
+            want = 0  # the waste size that has talon card a on top: the cards left up to it
+            for x in range(a + 1):
+                want += left[x]
+            taps = 0  # (a bound no real route comes near: a bug, not a deal, reaches it)
+            while not (st[O_TPTR] == want and (not limited or st[O_RECYC] == rc)):
+                taps += 1
+                if taps > 4 * (talon.shape[0] + 2) * (max(p[P_PASSES], 1) + 1):
+                    err[0] = E_TALON_NEVER
+                    err[1] = a
+                    return -1
+                r = _play(st, draw if st[O_TPTR] < st[O_TLEN] else recycle, p, rows, r, out, scores, work, err)
+                if r < 0:
+                    return r
+            top = want - 1
+            card = np.int64(st[O_TALON + top])
+            if want == 0 or card != talon[a]:
+                err[0] = E_TALON_CARD
+                err[1] = a
+                return -1
+            left[a] = 0
+            if kind == MK_TF:
+                mv = mg._mk(mg.M_TALON_FOUND, top, 0, 0)
             else:
-                self.play(_RECYCLE, _RECYCLE_TOKEN)
+                j = _target(st, p, card, -1, err)
+                if j < 0:
+                    return -1
+                mv = mg._mk(mg.M_TALON_COL, top, j, 0)
+            r = _play(st, mv, p, rows, r, out, scores, work, err)
+        elif kind == MK_CFL or kind == MK_RV:
+            if d[a] < 1:
+                err[0] = E_NO_LOCK
+                err[1] = a
+                return -1
+            k = d[a] - 1
+            if kind == MK_CFL:
+                r = _uncover(st, p, a, k, rows, r, out, scores, work, err)
+                if r >= 0:
+                    r = _play(st, mg._mk(mg.M_COL_FOUND, a, 0, 0), p, rows, r, out, scores, work, err)
+            else:
+                if st[O_DOWN + a] != k:
+                    err[0] = E_FACE_DOWN
+                    err[1] = a
+                    return -1
+                j = _target(st, p, _card(st, a, k), a, err)
+                if j < 0:
+                    return -1
+                r = _play(st, mg._mk(mg.M_COL_COL, a, j, np.int64(st[O_LEN + a]) - k), p, rows, r,
+                          out, scores, work, err)
+            _lower(d, king_base, a)
+        elif kind == MK_CFP:
+            # a face-up copy of card a that is not its column's locked card; a column top first
+            bi, bk = -1, -1
+            for i in range(p[P_NCOL]):
+                lock = d[i] - 1 if d[i] >= 1 else -1
+                ln = np.int64(st[O_LEN + i])
+                for k in range(np.int64(st[O_DOWN + i]), ln):
+                    if _card(st, i, k) == a and k != lock and (bi < 0 or k == ln - 1):
+                        bi, bk = i, k
+            if bi < 0:
+                err[0] = E_NO_FREE
+                err[1] = a
+                return -1
+            r = _uncover(st, p, bi, bk, rows, r, out, scores, work, err)
+            if r >= 0:
+                r = _play(st, mg._mk(mg.M_COL_FOUND, bi, 0, 0), p, rows, r, out, scores, work, err)
+        elif kind == MK_TB:
+            decks = p[P_DECKS]
+            f = (a // 13) * decks
+            while f < (a // 13 + 1) * decks - 1 and st[O_FOUND + f] != a % 13 + 1:
+                f += 1  # the first place showing the card (the kernel lists that one)
+            j = _target(st, p, a, -1, err)
+            if j < 0:
+                return -1
+            r = _play(st, mg._mk(mg.M_FOUND_COL, f, j, 0), p, rows, r, out, scores, work, err)
         else:
-            raise ConcretiseError(f"talon card {j} never came up")
-        card = g.waste[-1]
-        if card != self.talon[j]:
-            raise ConcretiseError(f"waste top {card_text(card)} is not talon card {card_text(self.talon[j])}")
-        self.left[j] = False
-        if home:
-            self.play(_WASTE_HOME, _WASTE_HOME_TOKEN)
-        else:
-            self.play(Move(WASTE_TO_COLUMN, dst=self.target_for(card) + 1))
+            err[0] = E_KIND
+            err[1] = m
+            return -1
+        if r < 0:
+            return r
+    # the search stops once the talon is empty and every card is face up (afree._won):
+    # the rest is column tops home, a card of the lowest rank in play always being one.
+    # Each column sends home what it can before the next is asked (a column is a run going
+    # down, so its cards follow one another home).
+    err[2] = path.shape[0]
+    while not mg._won(st, p):
+        played = False
+        for i in range(p[P_NCOL]):
+            while st[O_LEN + i] > 0 and mg._found_place(st, _card(st, i, np.int64(st[O_LEN + i]) - 1), p) >= 0:
+                r = _play(st, mg._mk(mg.M_COL_FOUND, i, 0, 0), p, rows, r, out, scores, work, err)
+                if r < 0:
+                    return r
+                played = True
+        if not played:
+            err[0] = E_NOT_WON
+            return -1
+    return r
 
-    def locked_home(self, i: int) -> None:
-        if self.d[i] < 1:
-            raise ConcretiseError(f"column {i + 1} has no locked card")
-        k = self.d[i] - 1
-        self.uncover(i, k)
-        self.play(Move(COLUMN_TO_FOUNDATION, src=i + 1))
-        self.lower(i)
 
-    def face_up_home(self, card: int) -> None:
-        best = None
-        for i, col in enumerate(self.g.columns):
-            lock = self.d[i] - 1 if self.d[i] >= 1 else -1
-            for k in range(self.g.face_down[i], len(col)):
-                if col[k] == card and k != lock:
-                    if best is None or k == len(col) - 1:
-                        best = (i, k)
-        if best is None:
-            raise ConcretiseError(f"no free face-up {card_text(card)}")
-        i, k = best
-        self.uncover(i, k)
-        self.play(Move(COLUMN_TO_FOUNDATION, src=i + 1))
-
-    def reveal(self, i: int) -> None:
-        if self.d[i] < 1:
-            raise ConcretiseError(f"column {i + 1} has no locked card")
-        col = self.g.columns[i]
-        k = self.d[i] - 1
-        if self.g.face_down[i] != k:
-            raise ConcretiseError(f"column {i + 1}: {self.g.face_down[i]} face down, expected {k}")
-        j = self.target_for(col[k], exclude=i)
-        self.play(Move(COLUMN_TO_COLUMN, i + 1, j + 1, len(col) - k))
-        self.lower(i)
-
-    def take_back(self, card: int) -> None:
-        self.play(Move(TAKE_BACK, dst=self.target_for(card) + 1, card=card))
+_WHY = {E_ILLEGAL: "a move the rules do not allow", E_NO_TARGET: "no column takes {card}",
+        E_NO_UNCOVER: "no uncovered card of {card}'s type to take its run",
+        E_NO_LOCK: "column {col} has no locked card", E_FACE_DOWN: "column {col}: not the face-down count searched",
+        E_TALON_NEVER: "talon card {n} never came up", E_TALON_CARD: "the waste top is not talon card {n}",
+        E_NO_FREE: "no free face-up {card}", E_NOT_WON: "the concrete line does not win",
+        E_KIND: "unknown abstract move {n}"}
 
 
 def concretise(rules, layout, pr, path) -> list[str]:
     """SPEC tokens for the abstract kernel moves ``path`` from ``layout``; they win."""
-    b = _Board(rules, layout, pr)
-    for m in path:
-        kind, a, rc = decode(m)
-        if kind in (MK_TF, MK_TC):
-            b.talon_play(a, rc, kind == MK_TF)
-        elif kind == MK_CFL:
-            b.locked_home(a)
-        elif kind == MK_CFP:
-            b.face_up_home(a)
-        elif kind == MK_RV:
-            b.reveal(a)
-        elif kind == MK_TB:
-            b.take_back(a)
-        else:
-            raise ConcretiseError(f"unknown abstract move {m}")
-    # the search stops once the talon is empty and every card is face up (afree._won):
-    # the rest is column tops home, a card of the lowest rank in play always being one.
-    # Each column sends home what it can before the next is asked (a column is a run going
-    # down, so its cards follow one another home), and a move is tried, not asked about and
-    # then played.  With the moves above made once, a line cost 1.29 ms instead of 1.65
-    # (klondike-3, the 108 lines afree found on deals 2-99 502 every 500th, thirty-third
-    # session): on most deals the concretiser takes more time than the search.
-    home = [Move(COLUMN_TO_FOUNDATION, src=i + 1) for i in range(len(b.g.columns))]
-    tokens = [str(m) for m in home]
-    while not b.g.is_won():
-        played = False
-        for i, m in enumerate(home):
-            # (the reference engine refuses a top that cannot go home yet)
-            while b.g.columns[i] and b.try_play(m, tokens[i]) is None:
-                played = True
-        if not played:
-            raise ConcretiseError("the concrete line does not win")
-    return b.tokens
+    # the primitive move list: the reference engine's legal moves (tests/test_kernel.py)
+    p = kernel_params(rules, compound=False, auto=False, prune=False, exact_key=True)
+    tlen = int(pr.q[5])
+    talon = np.asarray(pr.talon[:tlen], np.int64)
+    d0 = np.array([int(pr.root[8 + i]) for i in range(rules.n_columns)], np.int64)
+    king_base = np.array([int(bool(c) and c[0] % 13 == 12) for c in layout.columns], np.int64)
+    arr = np.asarray(path, np.int64)
+    st0 = pack(layout, rules)
+    cap = 4 * len(arr) + 64 * rules.decks + 64
+    err = np.zeros(3, np.int64)
+    while True:
+        rows = np.zeros((cap, R_WIDTH), np.int64)
+        n = _concretise(st0.copy(), p, talon, np.ones(tlen, np.int64), d0.copy(), king_base, arr, rows, err)
+        if n != FULL:
+            break
+        cap *= 2
+    if n < 0:
+        code, x, t = (int(v) for v in err)
+        why = _WHY[code].format(card=card_text(x) if 0 <= x < 52 else x, col=x + 1, n=x)
+        raise ConcretiseError(f"abstract move {t}: {why}" + (f" (kernel move {x:#x})" if code == E_ILLEGAL else ""))
+    return _rows_tokens(rows[:n])
