@@ -161,12 +161,12 @@ def _concretise(st, p, talon, left, d, king_base, path, rows, err):
                 if r < 0:
                     return r
             top = want - 1
-            card = np.int64(st[O_TALON + top])
-            if want == 0 or card != talon[a]:
+            if want == 0 or np.int64(st[O_TALON + top]) != talon[a]:
                 err[0] = E_TALON_CARD
                 err[1] = a
                 return -1
             left[a] = 0
+            card = np.int64(st[O_TALON + top])
             if kind == MK_TF:
                 mv = mg._mk(mg.M_TALON_FOUND, top, 0, 0)
             else:
