@@ -782,6 +782,11 @@ def test_a_broken_abstract_line_is_an_error_never_a_line(variant, deal):
     assert tokens == r.tokens
     rep = replay(rules, layout, tokens)
     assert rep.ok and rep.won
+    # a line longer than the rows first given it is written again with more, the same
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr("harpsolve.search.afree_concrete.ROWS_PER_MOVE", 0)
+        mp.setattr("harpsolve.search.afree_concrete.ROWS_PER_DECK", 0)
+        assert concretise(rules, layout, s.pr, path) == tokens
     with pytest.raises(ConcretiseError, match="does not win"):
         concretise(rules, layout, s.pr, path[:len(path) // 2])
     # taking back a card that fits a column top while no foundation holds it: the kernel does

@@ -43,7 +43,7 @@ from ..state import (
     kernel_params, pack,
 )
 from ..solution import R_WIDTH, _row_move, _rows_tokens
-from .afree import MK_CFL, MK_CFP, MK_RV, MK_TB, MK_TC, MK_TF
+from .afree import MK_CFL, MK_CFP, MK_RV, MK_TB, MK_TC, MK_TF, Q_TLEN, S_D, TYPE, _lower
 
 
 class ConcretiseError(RuntimeError):
@@ -55,13 +55,9 @@ class ConcretiseError(RuntimeError):
 E_ILLEGAL, E_NO_TARGET, E_NO_UNCOVER, E_NO_LOCK, E_FACE_DOWN, E_TALON_NEVER, E_TALON_CARD, E_NO_FREE, \
     E_NOT_WON, E_KIND = range(1, 11)
 FULL = -2  # the rows ran out: the wrapper calls again with twice as many
-
-
-@njit(**JIT)
-def _same_type(a, b):
-    """The same rank and colour (the arrangement-free engine's card type)."""
-    sa, sb = a // 13, b // 13
-    return a % 13 == b % 13 and (sa == 1 or sa == 2) == (sb == 1 or sb == 2)
+# the rows the wrapper first gives a line: per abstract move (a talon play's draws and
+# recycles are most of a line's tokens), and for the closing cards home, per deck
+ROWS_PER_MOVE, ROWS_PER_DECK = 4, 64
 
 
 @njit(**JIT)
@@ -111,7 +107,7 @@ def _uncover(st, p, i, k, rows, r, out, scores, work, err):
     x = _card(st, i, k)
     for j in range(p[P_NCOL]):
         lj = np.int64(st[O_LEN + j])
-        if j != i and lj > 0 and _same_type(_card(st, j, lj - 1), x):
+        if j != i and lj > 0 and TYPE[_card(st, j, lj - 1)] == TYPE[x]:
             return _play(st, mg._mk(mg.M_COL_COL, i, j, n), p, rows, r, out, scores, work, err)
     err[0] = E_NO_UNCOVER
     err[1] = x
@@ -119,21 +115,13 @@ def _uncover(st, p, i, k, rows, r, out, scores, work, err):
 
 
 @njit(**JIT)
-def _lower(d, king_base, i):
-    """Column i's locked card left its place: one dealt card fewer there (a king at the
-    bottom of the column is not counted: it is never in the way, afree.Problem)."""
-    d[i] -= 1
-    if d[i] == 1 and king_base[i]:
-        d[i] = 0
-
-
-@njit(**JIT)
-def _concretise(st, p, talon, left, d, king_base, path, rows, err):
+def _concretise(st, p, talon, left, S, q, cols, path, rows, err):
     """Play the abstract ``path`` (afree's kernel moves) from ``st`` as single real moves, one
     row each (solution.R_*); return the number of rows, -1 on an error (``err``), FULL when
     ``rows`` is too short.  ``talon``: the root's talon cards by index (waste, then stock),
-    ``left``: which of them are still there, ``d``: each column's dealt cards still in
-    place (afree's d), ``king_base``: does the column's bottom card start as a king."""
+    ``left``: which of them are still there; ``S``, ``q``, ``cols``: the abstract root state
+    (a copy: its d, each column's dealt cards still in place, is kept up to date by afree's
+    own ``_lower``), the problem's parameters and dealt columns (afree.Problem)."""
     out = np.zeros(mg.MAX_MOVES, np.int64)
     scores = np.zeros(mg.MAX_MOVES, np.int32)
     work = np.zeros(mg.GEN_WORK, np.int64)
@@ -176,11 +164,11 @@ def _concretise(st, p, talon, left, d, king_base, path, rows, err):
                 mv = mg._mk(mg.M_TALON_COL, top, j, 0)
             r = _play(st, mv, p, rows, r, out, scores, work, err)
         elif kind == MK_CFL or kind == MK_RV:
-            if d[a] < 1:
+            if S[S_D + a] < 1:
                 err[0] = E_NO_LOCK
                 err[1] = a
                 return -1
-            k = d[a] - 1
+            k = S[S_D + a] - 1
             if kind == MK_CFL:
                 r = _uncover(st, p, a, k, rows, r, out, scores, work, err)
                 if r >= 0:
@@ -195,12 +183,12 @@ def _concretise(st, p, talon, left, d, king_base, path, rows, err):
                     return -1
                 r = _play(st, mg._mk(mg.M_COL_COL, a, j, np.int64(st[O_LEN + a]) - k), p, rows, r,
                           out, scores, work, err)
-            _lower(d, king_base, a)
+            _lower(S, q, cols, a)
         elif kind == MK_CFP:
             # a face-up copy of card a that is not its column's locked card; a column top first
             bi, bk = -1, -1
             for i in range(p[P_NCOL]):
-                lock = d[i] - 1 if d[i] >= 1 else -1
+                lock = S[S_D + i] - 1 if S[S_D + i] >= 1 else -1
                 ln = np.int64(st[O_LEN + i])
                 for k in range(np.int64(st[O_DOWN + i]), ln):
                     if _card(st, i, k) == a and k != lock and (bi < 0 or k == ln - 1):
@@ -258,17 +246,15 @@ def concretise(rules, layout, pr, path) -> list[str]:
     """SPEC tokens for the abstract kernel moves ``path`` from ``layout``; they win."""
     # the primitive move list: the reference engine's legal moves (tests/test_kernel.py)
     p = kernel_params(rules, compound=False, auto=False, prune=False, exact_key=True)
-    tlen = int(pr.q[5])
+    tlen = int(pr.q[Q_TLEN])
     talon = np.asarray(pr.talon[:tlen], np.int64)
-    d0 = np.array([int(pr.root[8 + i]) for i in range(rules.n_columns)], np.int64)
-    king_base = np.array([int(bool(c) and c[0] % 13 == 12) for c in layout.columns], np.int64)
     arr = np.asarray(path, np.int64)
     st0 = pack(layout, rules)
-    cap = 4 * len(arr) + 64 * rules.decks + 64
+    cap = ROWS_PER_MOVE * len(arr) + ROWS_PER_DECK * rules.decks + 1
     err = np.zeros(3, np.int64)
     while True:
         rows = np.zeros((cap, R_WIDTH), np.int64)
-        n = _concretise(st0.copy(), p, talon, np.ones(tlen, np.int64), d0.copy(), king_base, arr, rows, err)
+        n = _concretise(st0.copy(), p, talon, np.ones(tlen, np.int64), pr.root.copy(), pr.q, pr.cols, arr, rows, err)
         if n != FULL:
             break
         cap *= 2
