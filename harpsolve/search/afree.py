@@ -105,7 +105,6 @@ flagged incomplete and can no longer answer ``unsolvable``.
 """
 from __future__ import annotations
 
-import math
 import threading
 import time
 import weakref
@@ -1358,16 +1357,19 @@ class Problem:
         ncol = rules.n_columns
         maxlen = max([len(c) for c in layout.columns] + [1])
         self.cols = np.zeros((ncol, maxlen), np.int64)
-        self.radix = np.zeros(ncol, np.int64)
-        S = np.zeros(S_SIZE, np.int64)
+        # (built as Python lists and made arrays once: numpy's item assignment and its
+        # scalars cost more than the rest of a problem's set-up, made 2-3 times a solve)
+        radix = [0] * ncol
+        S = [0] * S_SIZE
         for i, col in enumerate(layout.columns):
             self.cols[i, :len(col)] = col
             fd = layout.face_down[i]
-            self.radix[i] = fd + 2
+            radix[i] = fd + 2
             d = fd + 1 if col else 0
             if d == 1 and col[0] % 13 == 12:
                 d = 0
             S[S_D + i] = d
+        self.radix = np.array(radix, np.int64)
         decks = rules.decks
         per_suit = [[] for _ in range(4)]
         for top in layout.foundations:
@@ -1385,7 +1387,11 @@ class Problem:
         pbits = 0 if reserve else max(1, tlen.bit_length())
         rcbits = max(0, rules.passes - 1).bit_length()
         defer = int(safe and defer and reserve)
-        dprod = math.prod(int(x) for x in self.radix)
+        # the weight of each column's d in the mixed-radix field: the product of the radices after it
+        weights = [1] * ncol
+        for i in range(ncol - 2, -1, -1):
+            weights[i] = weights[i + 1] * radix[i + 1]
+        dprod = weights[0] * radix[0] if ncol else 1
         if dprod >= 1 << 31:
             self.ok, self.why = False, "columns too deep for the key"
         # x (position, recycles, obligation) after the talon bits in k1, or else in k2 above the
@@ -1404,16 +1410,15 @@ class Problem:
         fshift = tlen + xbits
         dshift = fshift + 16 * decks
         one = int(one_word and not xk2 and dshift + dbits <= 63)
-        # the weight of each column's d in the mixed-radix field: the product of the radices after it
-        weights = [math.prod(int(x) for x in self.radix[i + 1:]) for i in range(ncol)]
         if not self.ok:
             weights = [0] * ncol  # (too big for a word, and never used)
         self.q = np.array([decks, rules.draw, rules.passes, int(rules.takeback), ncol, tlen, pbits, rcbits,
                            int(safe)] + pri + [defer, xk2, xshift, one, fshift, dshift]
                           + weights + [0] * (Q_SIZE - Q_W - ncol), np.int64)
-        S[S_DV] = sum(int(S[S_D + i]) * weights[i] for i in range(ncol))
-        S[S_REM] = np.int64((1 << tlen) - 1) if tlen < 64 else -1
+        S[S_DV] = sum(S[S_D + i] * weights[i] for i in range(ncol))
+        S[S_REM] = (1 << tlen) - 1 if tlen < 64 else -1
         S[S_RC] = (layout.pass_number - 1) if rules.passes else 0
+        S = np.array(S, np.int64)
         if self.ok:
             S[S_POS] = _normal_pos(np.uint64(S[S_REM]), len(layout.waste), self.q)
             if not _check_root(S, self.q, self.cols, self.talon):
