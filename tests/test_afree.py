@@ -12,7 +12,7 @@ from harpsolve.cards import rank_of
 from harpsolve.deals import deal_layout
 from harpsolve.layout import Layout
 from harpsolve.reference import replay
-from harpsolve.rules import VARIANTS, get_rules
+from harpsolve.rules import VARIANTS, builds_on, get_rules
 from harpsolve.search import afree
 from harpsolve.solver import solve
 
@@ -759,11 +759,6 @@ def test_a_search_on_reused_stacks_is_the_search_on_fresh_ones(monkeypatch):
     assert {w[0] for w in reused} == {"solved", "unsolvable"}
 
 
-def _kernel_path(abstract) -> list[int]:
-    """afree's kernel moves back from a result's decoded (kind, arg, recycles) moves."""
-    return [kind | (a << 3) | (rc << 12) for kind, a, rc in abstract]
-
-
 @pytest.mark.parametrize("variant,deal", [("klondike-3", 7), ("endless-harp", 7)])
 def test_a_broken_abstract_line_is_an_error_never_a_line(variant, deal):
     """The concretiser checks every real move against the kernel's legal moves and the end
@@ -777,7 +772,7 @@ def test_a_broken_abstract_line_is_an_error_never_a_line(variant, deal):
     s = afree.Search(rules, layout)
     r = s.advance(0)
     assert r.status == "solved"
-    path = _kernel_path(r.abstract)
+    path = [afree.encode(*m) for m in r.abstract]
     tokens = concretise(rules, layout, s.pr, path)
     assert tokens == r.tokens
     rep = replay(rules, layout, tokens)
@@ -791,14 +786,12 @@ def test_a_broken_abstract_line_is_an_error_never_a_line(variant, deal):
         concretise(rules, layout, s.pr, path[:len(path) // 2])
     # taking back a card that fits a column top while no foundation holds it: the kernel does
     # not list the move
-    top = next(c[-1] for c in layout.columns if c[-1] % 13 > 0)
-    red = top // 13 in (1, 2)
-    card = (0 if red else 1) * 13 + top % 13 - 1  # a rank lower, the other colour
-    with pytest.raises(ConcretiseError, match="not allow"):
-        concretise(rules, layout, s.pr, [afree.MK_TB | (card << 3)] + path)
-    # a reveal of a column whose top no other column takes (nor an empty one: not a king)
     tops = [c[-1] for c in layout.columns]
-    i = next(i for i, x in enumerate(tops) if x % 13 != 12 and not any(
-        j != i and y % 13 == x % 13 + 1 and (y // 13 in (1, 2)) != (x // 13 in (1, 2)) for j, y in enumerate(tops)))
+    card = next(x for x in range(52) for top in tops if builds_on(rules, x, top))
+    with pytest.raises(ConcretiseError, match="not allow"):
+        concretise(rules, layout, s.pr, [afree.encode(afree.MK_TB, card)] + path)
+    # a reveal of a column whose top no other column takes (nor an empty one: not a king)
+    i = next(i for i, x in enumerate(tops) if rank_of(x) != 13 and not any(
+        j != i and builds_on(rules, x, y) for j, y in enumerate(tops)))
     with pytest.raises(ConcretiseError, match="no column takes"):
-        concretise(rules, layout, s.pr, [afree.MK_RV | (i << 3)] + path)
+        concretise(rules, layout, s.pr, [afree.encode(afree.MK_RV, i)] + path)

@@ -1391,7 +1391,7 @@ class Problem:
         weights = [1] * ncol
         for i in range(ncol - 2, -1, -1):
             weights[i] = weights[i + 1] * radix[i + 1]
-        dprod = weights[0] * radix[0] if ncol else 1
+        dprod = weights[0] * radix[0]
         if dprod >= 1 << 31:
             self.ok, self.why = False, "columns too deep for the key"
         # x (position, recycles, obligation) after the talon bits in k1, or else in k2 above the
@@ -1429,6 +1429,12 @@ class Problem:
 def decode(m: int) -> tuple:
     """(kind, arg, recycles) of a kernel move."""
     return int(m) & 7, (int(m) >> 3) & 511, (int(m) >> 12) & 1023
+
+
+def encode(kind: int, arg: int, rc: int = 0) -> int:
+    """The kernel move of (kind, arg, recycles): :func:`decode`'s inverse (the kernels write
+    ``kind | (arg << 3) | (rc << 12)`` inline)."""
+    return kind | (arg << 3) | (rc << 12)
 
 
 class Table:
