@@ -1,7 +1,7 @@
 """Write results/README.md: the win-rate table of the sweeps committed under results/.
 
-    python benchmarks/results_table.py              # read results/, write results/README.md
-    python benchmarks/results_table.py --check      # exit 1 if results/README.md is out of date
+    python benchmarks/results_table.py              # read results/, write results/README.md and grades
+    python benchmarks/results_table.py --check      # exit 1 if results/README.md or a grade file is out of date
     python benchmarks/results_table.py --commands   # print the sweep commands for results/
 
 One folder per sweep, named by its rules label: ``results/easy-harp/``,
@@ -9,6 +9,10 @@ One folder per sweep, named by its rules label: ``results/easy-harp/``,
 results/VARIANT`` makes).  The table is ``harpsolve stats results --format
 markdown``; the rest of the page comes from the files' run metadata
 (commands, machines, versions, dates), so it cannot drift from the data.
+
+It also writes each variant folder's grade file (``harpsolve/tables.py``,
+``GRADES_FILE``): the difficulty cut points ``harpsolve lookup`` would
+otherwise compute from every solved row at each call.
 """
 from __future__ import annotations
 
@@ -132,6 +136,25 @@ def page(results_dir: str) -> str:
     return "\n".join(lines + sizes(results_dir))
 
 
+def grade_files(results_dir: str, write: bool) -> list[str]:
+    """The variant folders (named by variant id, as ``harpsolve lookup`` finds them) whose grade
+    file does not hold the cut points of the folder's files as they are; with ``write``, each
+    such file written (then none is returned)."""
+    sys.path.insert(0, ROOT)
+    from harpsolve import tables
+    from harpsolve.rules import VARIANTS, get_rules
+
+    stale = []
+    for v in VARIANTS:
+        rules = get_rules(v)
+        if not os.path.isdir(os.path.join(results_dir, v)):
+            continue
+        t = tables.open_table(rules, results_dir)
+        if t.holds(rules) and not tables.grade_file_current(t, rules, write):
+            stale.append(t.folder)
+    return stale
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("results", nargs="?", default=RESULTS, help="results folder (default: results/)")
@@ -150,14 +173,19 @@ def main(argv=None) -> int:
         return 0
     if args.check:
         current = open(target, encoding="utf-8").read() if os.path.exists(target) else ""
-        if current != text:
-            print(f"{target} is out of date: run python benchmarks/results_table.py", file=sys.stderr)
-            return 1
-        return 0
+        stale = grade_files(args.results, write=False)
+        from harpsolve.tables import GRADES_FILE
+
+        bad = ([target] if current != text else []) + [os.path.join(f, GRADES_FILE) for f in stale]
+        for b in bad:
+            print(f"{b} is out of date: run python benchmarks/results_table.py", file=sys.stderr)
+        return 1 if bad else 0
     os.makedirs(args.results, exist_ok=True)
     with open(target, "w", encoding="utf-8") as f:
         f.write(text)
     print(f"wrote {target}", file=sys.stderr)
+    for f in grade_files(args.results, write=True):
+        print(f"could not write the grade file of {f}", file=sys.stderr)
     return 0
 
 

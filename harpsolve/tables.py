@@ -45,8 +45,11 @@ solved deal.  Nodes measure the solver's effort, not a human player's: a
 deal that needs long chains of exact moves tends to cost the search more,
 but the grade is a proxy.  Unknown deals (the budget ran out) have no grade.
 
-Speed: pyarrow only (no pandas), only the columns an answer needs, and
-the asked deals picked with a pyarrow filter; see ``README.md`` for timings.
+Speed: pyarrow only (no pandas), only the columns an answer needs, only the
+row groups whose deal range holds an asked deal (result files are written in
+row groups of ``sweep.store.ROW_GROUP_ROWS`` rows), and the grade cut points
+from the folder's grade file (:data:`GRADES_FILE`) while it is current; see
+``benchmarks/README.md`` for timings.
 """
 from __future__ import annotations
 
@@ -271,10 +274,15 @@ class Grading:
     cuts: tuple
 
     def grade(self, nodes) -> str:
-        for (name, _, _), cut in zip(GRADES, self.cuts):
-            if nodes <= cut:
-                return name
-        return GRADES[-1][0]
+        return GRADE_NAMES[int(self.indices([nodes])[0])]
+
+    def indices(self, nodes):
+        """The grades of ``nodes`` (an array) as indices into GRADE_NAMES: a deal's grade is the
+        first whose cut point it does not exceed (searchsorted, left side).  Vectorised for
+        ``harpsolve deals``: a table's million solved deals graded one by one took a second."""
+        import numpy as np
+
+        return np.searchsorted(np.asarray(self.cuts, dtype=float), np.asarray(nodes), side="left")
 
     def span(self, name: str) -> str:
         """The percentiles of a grade: ``80th-95th percentile``."""
@@ -298,15 +306,111 @@ def _solved_nodes(table: Table, rules: Rules):
 
 
 def grading(table: Table, rules: Rules, nodes=None) -> Grading | None:
-    """The grade cut points of ``rules``' solved deals in ``table`` (None when none is solved)."""
+    """The grade cut points of ``rules``' solved deals in ``table`` (None when none is solved):
+    from ``nodes`` when given, else from the folder's grade file when it describes the table's
+    files as they are (:data:`GRADES_FILE`), else from the table's solved rows, then written to
+    that file for the next lookup (where the folder is writable)."""
     import numpy as np
 
     if nodes is None:
+        cached = _cached_grading(table, rules)
+        if cached is not _MISS:
+            return cached
         _, nodes = _solved_nodes(table, rules)
+        g = grading(table, rules, nodes)
+        _store_grading(table, rules, g)
+        return g
     if not len(nodes):
         return None
     cuts = tuple(float(x) for x in np.percentile(nodes, CUT_PERCENTILES))
     return Grading(len(nodes), cuts)
+
+
+# A lookup grades a solved deal among all the table's solved deals, and the cut points need
+# every solved row's nodes: on a complete table (999 999 deals) reading them took 0.25-0.4 s
+# in-process, more than the rest of a lookup's reading (thirty-fifth session).  The
+# cut points are kept in this file in the table's folder, per rules fingerprint, with the names
+# and sizes of the result files they were computed from; they are used only while the folder's
+# live result files are exactly those (a sweep adds or merges files: new names), so a table
+# that changed is graded afresh.  Sizes, not modification times: a clone keeps the committed
+# file valid.  The repository commits one per table (``benchmarks/results_table.py`` writes
+# them and ``--check`` fails on a stale one).
+GRADES_FILE = "grades.json"
+_GRADES_FORMAT = 1
+_MISS = object()
+
+
+def files_signature(files) -> list:
+    """[name, size] of each result file, in the table's order: what a grade file was computed from."""
+    return [[os.path.basename(f), os.path.getsize(f)] for f in files]
+
+
+def _grades_path(table: Table):
+    return None if table.folder is None else os.path.join(table.folder, GRADES_FILE)
+
+
+def _read_grades(path) -> dict:
+    try:
+        with open(path) as f:
+            data = json.load(f)
+        if isinstance(data, dict) and data.get("format") == _GRADES_FORMAT and isinstance(data.get("grades"), dict):
+            return data["grades"]
+    except (OSError, ValueError):
+        pass
+    return {}
+
+
+def _cached_grading(table: Table, rules: Rules):
+    """The grade file's cut points for ``rules`` if they describe ``table``'s files as they are, else _MISS."""
+    path = _grades_path(table)
+    if path is None:
+        return _MISS
+    e = _read_grades(path).get(rules.fingerprint())
+    try:
+        if (e["files"] != files_signature(table.files) or list(e["percentiles"]) != list(CUT_PERCENTILES)):
+            return _MISS
+        if not e["solved"]:
+            return None
+        cuts = tuple(float(x) for x in e["cuts"])
+        if len(cuts) != len(CUT_PERCENTILES):
+            return _MISS
+        return Grading(int(e["solved"]), cuts)
+    except (KeyError, TypeError, ValueError, OSError):  # a file of another shape, or one that vanished
+        return _MISS
+
+
+def _store_grading(table: Table, rules: Rules, g: Grading | None) -> bool:
+    """Write ``g`` into the folder's grade file (temp file and rename); False where the folder
+    is not writable (a lookup then just grades afresh next time)."""
+    path = _grades_path(table)
+    if path is None:
+        return False
+    grades = _read_grades(path)
+    grades[rules.fingerprint()] = dict(files=files_signature(table.files), percentiles=list(CUT_PERCENTILES),
+                                       solved=0 if g is None else g.solved, cuts=[] if g is None else list(g.cuts))
+    tmp = f"{path}.{os.getpid()}.tmp"
+    try:
+        with open(tmp, "w") as f:
+            json.dump(dict(format=_GRADES_FORMAT, grades=grades), f, indent=1, sort_keys=True)
+            f.write("\n")
+        os.replace(tmp, path)
+        return True
+    except OSError:
+        try:
+            os.remove(tmp)
+        except OSError:
+            pass
+        return False
+
+
+def grade_file_current(table: Table, rules: Rules, write: bool = False) -> bool:
+    """Does the folder's grade file hold the cut points of ``rules``' solved deals in ``table``,
+    its files as they are?  With ``write``, make it so (False if the file cannot be written)."""
+    _, nodes = _solved_nodes(table, rules)
+    g = grading(table, rules, nodes)
+    if _cached_grading(table, rules) == g:
+        return True
+    return write and _store_grading(table, rules, g)
 
 
 # ---- lookup -------------------------------------------------------------------------
@@ -448,8 +552,7 @@ def pick_deals(rules: Rules, status: str = "solved", difficulty: str | None = No
         deals, nodes = _solved_nodes(table, rules)
         grades = grading(table, rules, nodes)
         if difficulty is not None and grades is not None:
-            names = np.array([grades.grade(n) for n in nodes.tolist()])
-            deals = deals[names == difficulty]
+            deals = deals[grades.indices(nodes) == GRADE_NAMES.index(difficulty)]
     else:
         b = _best(_read(table, rules.fingerprint(), ["max_nodes", "timeout"]))
         deals = b["deal"][b["status"] == status]
@@ -461,4 +564,5 @@ def pick_deals(rules: Rules, status: str = "solved", difficulty: str | None = No
 
 
 __all__ = ["TablesError", "results_root", "open_table", "lookup", "pick_deals", "grading", "Grading",
+           "GRADES_FILE", "grade_file_current", "files_signature",
            "GRADES", "GRADE_NAMES", "best_indices", "RESULTS_ENV"]

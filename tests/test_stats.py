@@ -226,8 +226,16 @@ def test_results_readme_generator(tmp_path):
     assert "| `easy-harp` | 1–100 | 60 | 20 | 15 | 5 | [50.20, 86.66] | 75.00%* |" in text and "Test CPU" in text
     # what the folder holds on disk: its file, 100 rows, and their bytes
     (files_row,) = [ln for ln in text.splitlines() if ln.startswith("| `easy-harp` | 1 | 100 |")]
-    size = sum(os.path.getsize(tmp_path / "easy-harp" / n) for n in os.listdir(tmp_path / "easy-harp"))
+    size = sum(os.path.getsize(tmp_path / "easy-harp" / n) for n in os.listdir(tmp_path / "easy-harp")
+               if n.endswith(".parquet"))
     assert files_row.endswith(f"| {size / 1e6:.2f} | {size / 100:.1f} |")
+    assert rt.main([str(tmp_path), "--check"]) == 0
+    # ... and the folder's grade file, which --check holds current too
+    grades = tmp_path / "easy-harp" / "grades.json"
+    kept = grades.read_text()
+    grades.write_text(kept.replace('"solved": ', '"solved": 1'))
+    assert rt.main([str(tmp_path), "--check"]) == 1
+    assert rt.main([str(tmp_path)]) == 0 and grades.read_text() == kept
     assert rt.main([str(tmp_path), "--check"]) == 0
     write(tmp_path / "easy-harp", {101: "solved"})
     assert rt.main([str(tmp_path), "--check"]) == 1

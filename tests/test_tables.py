@@ -162,6 +162,91 @@ def test_grades_come_from_the_solved_deals_percentiles(folder):
     assert sum(counts.values()) == len(solved)
     assert counts["easy"] == int((solved <= g.cuts[0]).sum())
     assert counts["extreme"] == int((solved > g.cuts[2]).sum()) > 0
+    # on the cut points themselves, just above and just below them
+    for i, cut in enumerate(g.cuts):
+        assert (g.grade(cut), g.grade(cut + 1), g.grade(cut - 0.5)) == \
+            (tb.GRADE_NAMES[i], tb.GRADE_NAMES[i + 1], tb.GRADE_NAMES[i if cut - 0.5 > (g.cuts[i - 1] if i else -1) else i - 1])
+    assert (g.grade(0), g.grade(10**12)) == ("easy", "extreme")
+
+
+def test_grade_file_is_used_while_the_files_are_those_it_describes(folder, tmp_path, monkeypatch):
+    """The first lookup writes the folder's grade file; the next one takes the cut points from it
+    (the solved rows are not read again); a sweep that adds a file makes it stale: graded afresh
+    (the new cut points) and rewritten.  A grade file of the wrong shape is ignored."""
+    import shutil
+
+    rules = get_rules(VARIANT)
+    root = tmp_path / "results"
+    shutil.copytree(folder / VARIANT, root / VARIANT)
+    (root / VARIANT / tb.GRADES_FILE).unlink(missing_ok=True)
+    fresh = tb.grading(tb.open_table(rules, root), rules, tb._solved_nodes(tb.open_table(rules, root), rules)[1])
+    first = tb.lookup(rules, [1], root)
+    assert first.grading == fresh and (root / VARIANT / tb.GRADES_FILE).exists()
+    data = json.loads((root / VARIANT / tb.GRADES_FILE).read_text())
+    assert data["grades"][rules.fingerprint()]["files"] == tb.files_signature(tb.open_table(rules, root).files)
+
+    def no_reading(*_a, **_k):
+        raise AssertionError("the solved rows were read again")
+
+    with monkeypatch.context() as m:
+        m.setattr(tb, "_solved_nodes", no_reading)
+        assert tb.lookup(rules, [1, 2], root).grading == fresh
+    # a new result file (another sweep run): stale, graded afresh from every solved row
+    _write(root / VARIANT, [_row(d, BIG, "solved", 10_000 + d, 400) for d in range(N + 1, N + 40)], BIG)
+    t = tb.open_table(rules, root)
+    assert not tb.grade_file_current(t, rules)
+    now = tb.grading(t, rules, tb._solved_nodes(t, rules)[1])
+    assert now != fresh
+    with monkeypatch.context() as m:
+        calls = []
+        real = tb._solved_nodes
+        m.setattr(tb, "_solved_nodes", lambda *a: calls.append(1) or real(*a))
+        assert tb.lookup(rules, [1], root).grading == now and calls
+        calls.clear()
+        assert tb.lookup(rules, [1], root).grading == now and not calls
+    assert tb.grade_file_current(tb.open_table(rules, root), rules)
+    # a grade file of another shape: ignored, graded afresh, rewritten
+    (root / VARIANT / tb.GRADES_FILE).write_text('{"format": 1, "grades": {"%s": {"files": 3}}}' % rules.fingerprint())
+    assert tb.lookup(rules, [1], root).grading == now
+    assert tb.grade_file_current(tb.open_table(rules, root), rules)
+
+
+def test_grades_without_a_writable_folder_are_computed_each_time(folder, tmp_path, monkeypatch):
+    rules = get_rules(VARIANT)
+    t = tb.open_table(rules, folder)
+    want = tb.grading(t, rules, tb._solved_nodes(t, rules)[1])
+
+    def refuse(*_a, **_k):
+        raise OSError("read-only")
+
+    monkeypatch.setattr(tb.os, "replace", refuse)
+    moved = tb.Table(str(tmp_path), t.files, t.rules)  # the grade file cannot be put in place there
+    assert tb.grading(moved, rules) == want
+    assert not tb.grade_file_current(moved, rules, write=True)
+    assert not list(tmp_path.iterdir())  # no temporary file left behind
+    assert tb.grading(tb.Table(str(tmp_path / "gone"), t.files, t.rules), rules) == want
+
+
+def test_lookup_reads_only_the_row_groups_of_the_asked_deals(tmp_path, monkeypatch):
+    """Result files are written in row groups of ``ROW_GROUP_ROWS``; a lookup reads only the
+    groups whose deal range holds an asked deal, and answers as from the whole table."""
+    monkeypatch.setattr(sw.store, "ROW_GROUP_ROWS", 16)
+    rules = get_rules(VARIANT)
+    root = tmp_path / "results"
+    rows = [_row(d, SMALL, "solved" if d % 3 else "unsolvable", 5 * d, length=100 + d) for d in range(1, 101)]
+    _write(root / VARIANT, rows, SMALL)
+    t = tb.open_table(rules, root)
+    import pyarrow.parquet as pq
+
+    (f,) = t.files
+    pf = pq.ParquetFile(f)
+    assert pf.metadata.num_row_groups == 7
+    assert tb._row_groups(pf, [5, 40]) == [0, 2]
+    ref = _expected(root)
+    a = tb.lookup(rules, [5, 40, 99], root)
+    for ans in a.answers:
+        row = ref.loc[ans.deal]
+        assert (ans.status, ans.nodes) == (row["status"], row["nodes"])
 
 
 @pytest.mark.parametrize("difficulty", tb.GRADE_NAMES)
