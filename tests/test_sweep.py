@@ -176,6 +176,40 @@ def test_result_files_encode_columns_for_size(swept, tmp_path):
     assert os.path.getsize(ours) < 0.8 * os.path.getsize(plain)
 
 
+def test_rewrite_results_keeps_rows_metadata_and_names(swept, tmp_path, monkeypatch):
+    """benchmarks/rewrite_results.py rewrites a result file with today's writer (here, row groups
+    of 8 rows): the same name, rows and metadata; a rewrite that would read back differently is
+    refused and leaves the file as it was."""
+    import importlib.util
+    import shutil
+
+    import harpsolve.sweep.store as store
+
+    spec = importlib.util.spec_from_file_location(
+        "rewrite_results", os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                                        "benchmarks", "rewrite_results.py"))
+    rr = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(rr)
+    out, _ = swept
+    folder = tmp_path / "out"
+    shutil.copytree(out, folder)
+    (name,) = [n for n in os.listdir(folder) if n.endswith(".parquet")]
+    path = str(folder / name)
+    before = pq.read_table(path)
+    monkeypatch.setattr(store, "ROW_GROUP_ROWS", 8)
+    assert rr.main([str(folder)]) == 0
+    after = pq.read_table(path)
+    assert after.equals(before) and after.schema.equals(before.schema, check_metadata=True)
+    assert pq.ParquetFile(path).metadata.num_row_groups == -(-before.num_rows // 8) > 1
+    assert sorted(os.listdir(folder)) == sorted(os.listdir(out))
+    real = store.write_parquet
+    monkeypatch.setattr(store, "write_parquet", lambda t, f: real(t.slice(1), f))  # a row lost
+    kept = open(path, "rb").read()
+    with pytest.raises(SystemExit, match="reads back differently"):
+        rr.rewrite(path)
+    assert open(path, "rb").read() == kept and sorted(os.listdir(folder)) == sorted(os.listdir(out))
+
+
 def test_sweep_rows_match_single_solves(swept):
     from harpsolve.solver import solve
 
