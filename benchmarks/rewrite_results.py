@@ -22,24 +22,19 @@ def rewrite(path: str) -> tuple[int, int, int, int]:
     """Rewrite one result file; (size, row groups) before and after."""
     import pyarrow.parquet as pq
 
-    from harpsolve.sweep.store import read_table, write_parquet
+    from harpsolve.sweep.store import read_table, write_file_atomic, write_parquet
 
     before = pq.ParquetFile(path).metadata.num_row_groups, os.path.getsize(path)
     table = read_table(path)
-    tmp = os.path.join(os.path.dirname(path), f".{os.path.basename(path)}.rewrite.tmp")
-    try:
-        with open(tmp, "wb") as f:
-            write_parquet(table, f)
-            f.flush()
-            os.fsync(f.fileno())
+    after = []
+
+    def same(tmp):
         back = pq.read_table(tmp)
         if not (back.equals(table) and back.schema.equals(table.schema, check_metadata=True)):
             raise SystemExit(f"{path}: the rewritten file reads back differently; left as it was")
-        after = pq.ParquetFile(tmp).metadata.num_row_groups, os.path.getsize(tmp)
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.remove(tmp)
+        after.extend([pq.ParquetFile(tmp).metadata.num_row_groups, os.path.getsize(tmp)])
+
+    write_file_atomic(path, lambda f: write_parquet(table, f), check=same)
     return before[1], before[0], after[1], after[0]
 
 

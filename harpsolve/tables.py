@@ -382,24 +382,19 @@ def _cached_grading(table: Table, rules: Rules):
 def _store_grading(table: Table, rules: Rules, g: Grading | None) -> bool:
     """Write ``g`` into the folder's grade file (temp file and rename); False where the folder
     is not writable (a lookup then just grades afresh next time)."""
+    from .sweep.store import write_file_atomic
+
     path = _grades_path(table)
     if path is None:
         return False
     grades = _read_grades(path)
     grades[rules.fingerprint()] = dict(files=files_signature(table.files), percentiles=list(CUT_PERCENTILES),
                                        solved=0 if g is None else g.solved, cuts=[] if g is None else list(g.cuts))
-    tmp = f"{path}.{os.getpid()}.tmp"
+    text = json.dumps(dict(format=_GRADES_FORMAT, grades=grades), indent=1, sort_keys=True) + "\n"
     try:
-        with open(tmp, "w") as f:
-            json.dump(dict(format=_GRADES_FORMAT, grades=grades), f, indent=1, sort_keys=True)
-            f.write("\n")
-        os.replace(tmp, path)
+        write_file_atomic(path, lambda f: f.write(text.encode()))
         return True
     except OSError:
-        try:
-            os.remove(tmp)
-        except OSError:
-            pass
         return False
 
 

@@ -96,25 +96,34 @@ def write_parquet(table, f) -> None:
                    use_dictionary=[c for c in table.column_names if c not in enc])
 
 
-def write_atomic(table, folder: str, name: str | None = None) -> str:
-    """Write ``table`` as ``folder/name``: temp file, fsync, rename, fsync folder.
-    A failed write leaves no temporary file behind."""
-    name = name or new_name()
-    final = os.path.join(folder, name)
-    tmp = os.path.join(folder, f".{name}.tmp")
+def write_file_atomic(path: str, write, check=None) -> None:
+    """Write ``path`` through ``write(f)`` (``f`` a binary file): a temporary file beside it,
+    fsync, ``check(temporary path)`` if given (it raises to abandon the write), rename, fsync
+    the folder.  A failed or abandoned write leaves no temporary file behind and ``path`` as it
+    was.  The temporary name carries the process id: two writers never share one."""
+    folder, name = os.path.split(path)
+    tmp = os.path.join(folder, f".{name}.{os.getpid()}.tmp")
     try:
         with open(tmp, "wb") as f:
-            write_parquet(table, f)
+            write(f)
             f.flush()
             os.fsync(f.fileno())
-        os.replace(tmp, final)
+        if check is not None:
+            check(tmp)
+        os.replace(tmp, path)
     except BaseException:
         try:
             os.unlink(tmp)
         except OSError:
             pass
         raise
-    _fsync_dir(folder)
+    _fsync_dir(folder or ".")
+
+
+def write_atomic(table, folder: str, name: str | None = None) -> str:
+    """Write ``table`` as the result file ``folder/name`` (``write_file_atomic``)."""
+    final = os.path.join(folder, name or new_name())
+    write_file_atomic(final, lambda f: write_parquet(table, f))
     return final
 
 
