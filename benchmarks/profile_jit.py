@@ -164,7 +164,7 @@ def main(argv=None) -> int:
             print(f"  {100 * n / total:5.1f} %  {dso}")
         print(f"\nnumba's reference counting: {100 * sum(in_nrt.values()) / total:.1f} % "
               f"({', '.join(f'{k} {100 * v / total:.1f} %' for k, v in in_nrt.items()) or 'not sampled'})")
-        print(f"\nhottest JIT addresses (the instructions up to each):")
+        print("\nhottest JIT addresses (the instructions up to each):")
         for ip, n in hot.most_common(a.top):
             print(f"\n  {100 * n / total:5.1f} %  {ip:#x}")
             for ln in disassemble(regions, ip, a.context):

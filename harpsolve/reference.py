@@ -43,7 +43,7 @@ from __future__ import annotations
 import functools
 import json
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from .cards import CardError, card_text, parse_card, rank_of, suit_of
 from .layout import Layout, LayoutError

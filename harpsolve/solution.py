@@ -23,7 +23,7 @@ from numba import njit
 from . import movegen as mg
 from .cards import N_KINDS, card_text, suit_of
 from .config import JIT
-from .layout import Layout
+from .layout import Layout  # noqa: F401 -- the module's doctests use it
 from .reference import (
     CELL_TO_COLUMN, CELL_TO_FOUNDATION, COLUMN_TO_CELL, COLUMN_TO_COLUMN, COLUMN_TO_FOUNDATION, DRAW, RECYCLE,
     TAKE_BACK, TOKEN_FORMS, WASTE_TO_COLUMN, WASTE_TO_FOUNDATION, Game, Move, MoveError, parse_move, replay,

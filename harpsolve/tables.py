@@ -528,8 +528,6 @@ def pick_deals(rules: Rules, status: str = "solved", difficulty: str | None = No
     """``count`` deal numbers of ``rules`` with ``status`` (and, for solved deals, the grade
     ``difficulty``), drawn from the tables with ``random.Random(seed)`` (a fresh seed when None;
     the seed used is returned: same seed and tables, same deals)."""
-    import numpy as np
-
     if status not in LOOKUP_STATUSES:
         raise TablesError(f"--status takes {', '.join(LOOKUP_STATUSES)}, not {status!r}")
     if difficulty is not None and difficulty not in GRADE_NAMES:

@@ -889,7 +889,7 @@ def _gen(S, q, cols, talon, w, out, base, cap):
 @njit(**NORC)
 def _moves(S, q, cols, talon, w, empties, out, base, cap):
     """``_gen`` with the counts of ``w`` already those of S (``_derive`` or ``_step``)."""
-    vis, free, nl = w.vis, w.free, w.nl
+    free, nl = w.free, w.nl
     n = base
     lim = base + cap
     ncol = q[Q_NCOL]

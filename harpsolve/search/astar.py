@@ -96,7 +96,7 @@ from numba import njit
 
 from ..config import JIT
 from ..movegen import (
-    GEN_WORK, MAX_MOVES, M_FOUND_COL, M_TALON_COL, M_TALON_FOUND, _apply, _auto, _gen, _kind, _suit_min, _talon_route,
+    GEN_WORK, MAX_MOVES, M_TALON_COL, M_TALON_FOUND, _apply, _auto, _gen, _kind, _suit_min, _talon_route,
     _won,
 )
 from ..state import (
