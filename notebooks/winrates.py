@@ -140,9 +140,10 @@ def rate_plot(table, title, name):
         if r.rate == r.rate and r.rate is not None:
             ax.errorbar([100 * r.rate], [i], xerr=[[100 * (r.rate - r.ci_lo)], [100 * (r.ci_hi - r.rate)]],
                         fmt="o", color="C0", capsize=4, label="winnable, 95% Wilson CI" if i == 0 else None)
-        ax.annotate(f"n={r.deals}", (101, i), va="center", fontsize="small", color="0.4")
+        ax.annotate(f"n={r.deals:,}", (103, i), va="center", fontsize="small", color="0.4")
     ax.set_yticks(range(len(table)), table["group"])
-    ax.set_xlim(0, 110)
+    ax.set_xlim(0, 121)  # room right of 100 % for the n label
+    ax.set_xticks(range(0, 101, 20))
     ax.set_ylim(-0.6, len(table) - 0.4)
     ax.set_xlabel("winnable deals (%)")
     ax.set_title(title)
@@ -302,13 +303,16 @@ if len(players):
                     solid_capstyle="butt", label="thoughtful (solver), same deals" if i == 0 else None)
         ax.errorbar([100 * r.rate], [i], xerr=[[100 * (r.rate - r.ci_lo)], [100 * (r.ci_hi - r.rate)]], fmt="o",
                     color="C1", capsize=4, label="player, 95% Wilson CI" if i == 0 else None)
-        ax.annotate(f"n={r.games}", (101, i), va="center", fontsize="small", color="0.4")
+        ax.annotate(f"n={r.games:,}", (103, i), va="center", fontsize="small", color="0.4")
     ax.set_yticks(range(len(players)), [f"{r.rules} {short_settings(r.settings)}" for r in players.itertuples()])
-    ax.set_xlim(0, 110)
+    ax.set_xlim(0, 121)  # room right of 100 % for the n label
+    ax.set_xticks(range(0, 101, 20))
     ax.set_ylim(-0.6, len(players) - 0.4)
     ax.set_xlabel("games won (%)")
-    ax.set_title(f"Players who do not see the hidden cards ({len(players)} players)")
-    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.18), ncol=2, fontsize="small", frameon=False)
+    # two title lines and a legend just under the x label: the long y labels leave the axes narrow,
+    # and on this tall figure an offset in axes fractions is a large gap
+    ax.set_title(f"Players who do not see the hidden cards\n({len(players)} players)")
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.05), ncol=2, fontsize="small", frameon=False)
     show(fig, "players.png")
     display(players.drop(columns=["thoughtful_lo", "thoughtful_hi"]).round(4))
 else:
