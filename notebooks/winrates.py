@@ -55,7 +55,7 @@ import numpy as np
 import pandas as pd
 from IPython.display import Image, display
 
-from harpsolve.stats import summarize, wilson
+from harpsolve.stats import summarize
 from harpsolve.sweep import ResultFileError, best_rows, load_results, sweep
 
 
