@@ -132,6 +132,18 @@ def rate_table(groups):
     return pd.DataFrame(rows)
 
 
+def percent_rows(ax, labels, ns, xlabel):
+    """The frame both rate figures share: one row a label, 0-100 % across, each row's n right of 100 %
+    (clear of a point and its caps at 100 %)."""
+    for i, n in enumerate(ns):
+        ax.annotate(f"n={n:,}", (103, i), va="center", fontsize="small", color="0.4")
+    ax.set_yticks(range(len(labels)), labels)
+    ax.set_xlim(0, 121)
+    ax.set_xticks(range(0, 101, 20))
+    ax.set_ylim(-0.6, len(labels) - 0.4)
+    ax.set_xlabel(xlabel)
+
+
 def rate_plot(table, title, name):
     fig, ax = plt.subplots(figsize=(7.5, 0.55 * len(table) + 1.6))
     for i, r in enumerate(table.itertuples()):
@@ -140,12 +152,7 @@ def rate_plot(table, title, name):
         if r.rate == r.rate and r.rate is not None:
             ax.errorbar([100 * r.rate], [i], xerr=[[100 * (r.rate - r.ci_lo)], [100 * (r.ci_hi - r.rate)]],
                         fmt="o", color="C0", capsize=4, label="winnable, 95% Wilson CI" if i == 0 else None)
-        ax.annotate(f"n={r.deals:,}", (103, i), va="center", fontsize="small", color="0.4")
-    ax.set_yticks(range(len(table)), table["group"])
-    ax.set_xlim(0, 121)  # room right of 100 % for the n label
-    ax.set_xticks(range(0, 101, 20))
-    ax.set_ylim(-0.6, len(table) - 0.4)
-    ax.set_xlabel("winnable deals (%)")
+    percent_rows(ax, list(table["group"]), table["deals"], "winnable deals (%)")
     ax.set_title(title)
     ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.18), ncol=2, fontsize="small", frameon=False)
     show(fig, name)
@@ -303,12 +310,8 @@ if len(players):
                     solid_capstyle="butt", label="thoughtful (solver), same deals" if i == 0 else None)
         ax.errorbar([100 * r.rate], [i], xerr=[[100 * (r.rate - r.ci_lo)], [100 * (r.ci_hi - r.rate)]], fmt="o",
                     color="C1", capsize=4, label="player, 95% Wilson CI" if i == 0 else None)
-        ax.annotate(f"n={r.games:,}", (103, i), va="center", fontsize="small", color="0.4")
-    ax.set_yticks(range(len(players)), [f"{r.rules} {short_settings(r.settings)}" for r in players.itertuples()])
-    ax.set_xlim(0, 121)  # room right of 100 % for the n label
-    ax.set_xticks(range(0, 101, 20))
-    ax.set_ylim(-0.6, len(players) - 0.4)
-    ax.set_xlabel("games won (%)")
+    percent_rows(ax, [f"{r.rules} {short_settings(r.settings)}" for r in players.itertuples()], players["games"],
+                 "games won (%)")
     # two title lines and a legend just under the x label: the long y labels leave the axes narrow,
     # and on this tall figure an offset in axes fractions is a large gap
     ax.set_title(f"Players who do not see the hidden cards\n({len(players)} players)")
