@@ -12,11 +12,12 @@ WEIGHT_SETS; by default the game's, search/beam.py ``sets_for``), narrow first, 
 beam of at most ``--nodes`` children, until one wins; every win is turned into tokens and
 replayed by the reference engine (exit 1 if one does not replay).  ``--caps``: the beams'
 stock cap (search/beam.py STOCK_CAP; 0 = by key alone), each cap in turn over the same deals,
-a summary each.  The deals are ``--deals`` or those ``--unknown-of`` a results folder leaves
-unknown (every ``--every``-th of either, the first ``--limit``).  Prints each deal's runs (how
-each ended, its children, seconds) and, at the end, the deals won, by the width that won them,
-and the nodes of the winning runs; compile time excluded (a first beam before the clock
-starts).
+a summary each.  ``--stall``: end a run after that many depths without progress (search/beam.py
+STALL_DEPTHS; by default the game's, ``stall_for``; 0 = never).  The deals are ``--deals`` or
+those ``--unknown-of`` a results folder leaves unknown (every ``--every``-th of either, the
+first ``--limit``).  Prints each deal's runs (how each ended, its children, seconds) and, at
+the end, the deals won, by the width that won them, and the nodes of the winning runs; compile
+time excluded (a first beam before the clock starts).
 """
 from __future__ import annotations
 
@@ -37,6 +38,8 @@ def main(argv=None) -> int:
     ap.add_argument("--sets", default=None, help="weight sets (default: the game's, beam.sets_for)")
     ap.add_argument("--nodes", type=int, default=3_000_000, help="children a run makes at most")
     ap.add_argument("--caps", default=None, help="stock caps to compare (default: beam.STOCK_CAP)")
+    ap.add_argument("--stall", type=int, default=None, help="depths without progress that end a run "
+                                                               "(default: the game's, beam.stall_for; 0: never)")
     ap.add_argument("--quiet", action="store_true")
     a = ap.parse_args(argv)
 
@@ -87,7 +90,7 @@ def one_setting(rules, deals, widths, sets, cap, a):
             for k in sets:
                 p = restarts.run_params(rules, k, 1, streamlined=False)
                 t0 = time.perf_counter()
-                s = beam.BeamSearch(root, p, w, cap)
+                s = beam.BeamSearch(root, p, w, cap, stall=beam.stall_for(rules) if a.stall is None else a.stall)
                 status, why = s.advance(a.nodes)
                 runs.append(f"w{w}.{k} {why or status} {s.nodes} {time.perf_counter() - t0:.2f}s")
                 if status == "solved":

@@ -71,7 +71,8 @@ def collect(variant: str, deals, out: str, restarts_cap: int = 400_000) -> int:
             for r, width in enumerate(WIDTHS):  # the widths in beam.runs' rounds, every set
                 for k in sets:
                     s = beam.BeamSearch(pos.root, restarts.run_params(rules, k, r + 1, streamlined=False,
-                                                                      cuts=pos.cuts), width)
+                                                                      cuts=pos.cuts), width,
+                                        stall=beam.stall_for(rules))  # as the engine's runs (engine.Beam)
                     status, _ = s.advance(beam.RUN_NODES * width)
                     runs[f"{width}.{k}"] = [s.nodes, status == "solved"]
                 if width >= 16 and any(v[1] for v in runs.values()):

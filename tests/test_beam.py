@@ -18,10 +18,10 @@ from harpsolve.state import pack
 from positions import deadlock_candidate, endgame, solutions_only_wins
 
 
-def one_beam(rules, layout, width=16, ws=3, nodes=400_000, slice_nodes=0):
+def one_beam(rules, layout, width=16, ws=3, nodes=400_000, slice_nodes=0, stall=0):
     """One beam run to its end (or ``nodes``), in slices of ``slice_nodes`` (0: one call)."""
     p = restarts.run_params(rules, ws, 1, streamlined=False)
-    s = beam.BeamSearch(pack(layout, rules), p, width)
+    s = beam.BeamSearch(pack(layout, rules), p, width, stall=stall)
     while True:
         step = min(slice_nodes, nodes - s.nodes) if slice_nodes else nodes - s.nodes
         status, why = s.advance(step)
@@ -154,18 +154,22 @@ def test_the_runs_widen_by_round():
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(variant=st.sampled_from(["easy-harp", "harp", "klondike-3", "big-harp", "klondike-1"]),
-       seed=st.integers(0, 2**32), left=st.integers(6, 22), deadlock=st.booleans(), takeback=st.booleans())
-def test_a_beam_that_drops_nothing_agrees_with_the_complete_search(variant, seed, left, deadlock, takeback):
+       seed=st.integers(0, 2**32), left=st.integers(6, 22), deadlock=st.booleans(), takeback=st.booleans(),
+       stall=st.sampled_from([0, 0, 2, beam.STALL_DEPTHS]))
+def test_a_beam_that_drops_nothing_agrees_with_the_complete_search(variant, seed, left, deadlock, takeback, stall):
     """Cross-check with the complete depth-first search on random small positions: a beam
     never wins a position the search proves lost, and one wide enough to drop nothing
-    searches the whole graph, so it wins exactly the positions the search solves."""
+    searches the whole graph, so it wins exactly the positions the search solves.  With the
+    stall rule on (``stall``) a run may end early ("stalled"): never as "empty", never a win
+    the search does not confirm."""
     rules = get_rules(variant, {"takeback": takeback})
     rng = random.Random(seed)
     # the deadlock candidates from rank 6 up are lost about half the time (measured)
     layout = deadlock_candidate(rules, rng, 6) if deadlock else endgame(rules, rng, left)
     plain = solve(rules, layout=layout, algorithm="dfs", max_nodes=1_000_000)
     assume(plain.status != "unknown")
-    s, p, status, why = one_beam(rules, layout, width=beam.MAX_WIDTH, nodes=1_000_000)
+    s, p, status, why = one_beam(rules, layout, width=beam.MAX_WIDTH, nodes=1_000_000, stall=stall)
+    assert why != "stalled" or stall > 0
     if status == "solved":
         assert plain.status == "solved"
         assert replay(rules, layout, line_tokens(pack(layout, rules), s.line(), p)).won
@@ -297,3 +301,110 @@ def test_a_beam_line_has_no_loop_and_no_detour(variant, deals):
                 checked += 1
                 break
     assert checked >= 2, "too few beam wins to check anything"
+
+
+def progress_by_hand(rules, st_) -> int:
+    """search/beam.py ``_progress`` from the unpacked position: foundation cards (a place's
+    height is its top card's rank, 1-13), less the cards face down and in stock and waste."""
+    from harpsolve.cards import rank_of
+    from harpsolve.state import unpack
+
+    lay = unpack(st_, rules)
+    return sum(rank_of(c) for c in lay.foundations) - sum(lay.face_down) - len(lay.stock) - len(lay.waste)
+
+
+@settings(max_examples=60, deadline=None)
+@given(variant=st.sampled_from(["easy-harp", "big-harp", "klondike-3", "bakers-game"]),
+       seed=st.integers(0, 2**32), left=st.integers(1, 60), walk=st.integers(0, 30))
+def test_progress_is_foundations_less_hidden_and_talon(variant, seed, left, walk):
+    """``_progress`` (the stall rule's measure) against the same count made from the
+    unpacked position, on random endgames and random walks from them."""
+    from positions import random_walk
+
+    from harpsolve.reference import Game
+
+    rules = get_rules(variant)
+    rng = random.Random(seed)
+    layout = endgame(rules, rng, min(left, rules.decks * 52))
+    st_ = pack(layout, rules)
+    assert beam._progress(st_) == progress_by_hand(rules, st_)
+    g = Game(rules, layout, check=False, undo=False)
+    for tok in random_walk(rules, layout, rng, walk):
+        g.apply(tok)
+    st2 = pack(g.to_layout(), rules)
+    assert beam._progress(st2) == progress_by_hand(rules, st2)
+
+
+def kept_best_progress(rules, s, root, p) -> list[int]:
+    """The best progress of each depth's kept positions, depth 0 (the root) to ``s.depth``,
+    rebuilt from the beam's history (``hstart``/``hpar``/``hmove``) by the move generator and
+    counted by ``progress_by_hand``: the kernel's own running record is not read."""
+    import numpy as np
+
+    from harpsolve import movegen as mg
+    from harpsolve.state import O_OBLIG
+
+    buf = np.zeros(256, np.int64)
+    start = root.copy()
+    mg._auto(start, p, buf)
+    prev, best = [start], [progress_by_hand(rules, start)]
+    for d in range(1, s.depth + 1):
+        cur = []
+        for h in range(int(s.hstart[d]), int(s.hstart[d + 1])):
+            x = prev[int(s.hpar[h])].copy()
+            mg._apply(x, int(s.hmove[h]), p)
+            if x[O_OBLIG] == 0:
+                mg._auto(x, p, buf)
+            cur.append(x)
+        best.append(max(progress_by_hand(rules, x) for x in cur))
+        prev = cur
+    return best
+
+
+@pytest.mark.parametrize("deal,ws,stall", [(60001, 8, 6), (60002, 9, 10), (60003, 2, 4)])
+def test_a_run_ends_stalled_where_its_progress_stopped_growing(deal, ws, stall):
+    """The stall rule (STALL_DEPTHS), recomputed from the beam's history: a big-harp run with
+    ``stall`` ends ("ended", "stalled") at the first depth that is ``stall`` depths past the
+    depth that first reached the best progress so far, and not before; up to there it is the
+    very search a run without the rule makes (same nodes, states and kept positions)."""
+    rules = get_rules("big-harp")
+    root = pack(deal_layout(rules, deal), rules)
+    p = restarts.run_params(rules, ws, 1, streamlined=False)
+    s = beam.BeamSearch(root, p, 16, stall=stall)
+    assert s.advance(400_000) == ("ended", "stalled")
+    best = kept_best_progress(rules, s, root, p)
+    record, at, want = best[0], 0, None
+    for d in range(1, len(best)):
+        if best[d] > record:
+            record, at = best[d], d
+        elif d - at >= stall:
+            want = d
+            break
+    assert want == s.depth
+    free = beam.BeamSearch(root, p, 16)
+    assert free.advance(s.nodes) == (None, "nodes")
+    n = int(s.ctr[beam.C_NCUR])
+    assert (free.depth, free.nodes, free.states, int(free.ctr[beam.C_NCUR])) == (s.depth, s.nodes, s.states, n)
+    assert free.cur[:n].tobytes() == s.cur[:n].tobytes()
+
+
+@pytest.mark.parametrize("variant,rule,on", [
+    ("big-harp", {}, True), ("harp", {}, False), ("easy-harp", {}, False), ("endless-harp", {}, False),
+    ("klondike-3", {}, False), ("harp", {"draw": 3}, True), ("big-harp", {"passes": 0}, False),
+    ("endless-harp", {"passes": 3}, True)])
+def test_the_stall_rule_follows_draw_and_pass_limit(variant, rule, on):
+    """``stall_for``: runs end early only where draw 3 meets a pass limit, by rules fields (an
+    override moves a game across); the engine's runs get it, and a stalled run is not the
+    engine's end: the next run starts."""
+    rules = get_rules(variant, rule)
+    assert beam.stall_for(rules) == (beam.STALL_DEPTHS if on else 0)
+    pos = engine.Position(rules, deal_layout(rules, 1), cuts=ALL_CUTS)
+    eng = engine.Beam(pos, engine.Memory(1 << 30))
+    eng._next()
+    assert eng.cur[3].ctr[beam.C_STALL] == beam.stall_for(rules)
+    if on:
+        first = eng.cur
+        assert eng._verdict("ended", "stalled") is None and not eng.done
+        eng.cur = None
+        eng._next()
+        assert eng.cur is not first

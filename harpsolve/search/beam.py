@@ -39,17 +39,20 @@ from numba import njit
 from ..config import JIT_NORC
 from ..movegen import GEN_WORK, MAX_MOVES, _apply, _auto, _auto_child, _gen, _won
 from ..state import (
-    HS_SIZE, O_OBLIG, O_RECYC, O_TLEN, O_TPTR, STATE_BYTES, _copy_state, _fingerprint, _fingerprint_from,
-    TALON_MAX, _summarise_hash, _talon_prefix,
+    HS_SIZE, NCOL_MAX, O_DOWN, O_FOUND, O_OBLIG, O_RECYC, O_TLEN, O_TPTR, PLACES_MAX, STATE_BYTES, _copy_state,
+    _fingerprint, _fingerprint_from, TALON_MAX, _summarise_hash, _talon_prefix,
 )
 from .dfs import FS_SIZE, _child_key_from, _summarise_features
 from .settings import next_slice
 from .tt import _ahead, _claim, _slots
 
 # kernel return codes
-B_SOLVED, B_EMPTY, B_PAUSED, B_DEPTH, B_GROW, B_HISTORY = range(6)
-# counters (int64 array ``ctr``)
-C_DEPTH, C_PARENT, C_MOVE, C_NCAND, C_NCUR, C_NODES, C_STORED, C_PATHLEN, C_DROPPED, C_SIZE = range(10)
+B_SOLVED, B_EMPTY, B_PAUSED, B_DEPTH, B_GROW, B_HISTORY, B_STALLED = range(7)
+# counters (int64 array ``ctr``); C_STALL is a setting (STALL_DEPTHS, 0: off), C_BEST and
+# C_BEST_DEPTH the best progress (``_progress``) of a depth's kept positions so far and the
+# depth that first had it
+C_DEPTH, C_PARENT, C_MOVE, C_NCAND, C_NCUR, C_NODES, C_STORED, C_PATHLEN, C_DROPPED, C_STALL, C_BEST, \
+    C_BEST_DEPTH, C_SIZE = range(13)
 
 # Children made and fingerprinted before their claims (``_beam``): a batch's table misses
 # overlap.  32 of them (15 KB) stay in the first-level cache beside the parent; most parents
@@ -130,6 +133,60 @@ _NO_PAYLOAD = np.zeros(0, np.int64)  # a beam's table keeps fingerprints only (t
 # cost 0.773 of the stock order's nodes, from one width-4 run 0.863, from two 0.919).  The runs
 # keep their rounds' seeds and widths: the same runs, the first round left out.
 STOCK_FIRST_ROUND = 1
+
+
+# A run ends early ("stalled") when the best progress of the positions it keeps (``_progress``:
+# cards on foundations, less cards face down and cards in stock and waste) has not grown for
+# STALL_DEPTHS depths -- where draw 3 meets a pass limit (``stall_for``).  There a losing beam
+# has used the stock up in a way that leads nowhere and then wanders to its node cap (RUN_NODES),
+# shuffling cards between columns: big-harp's losing runs reached depths 440-670 where its
+# winning runs end at a median depth of 108 (fortieth session, /tmp scripts, every 250th deal
+# of big-harp 1-100 000 at 20 000 000 nodes; the best progress read between slices of a
+# depth).  Of 168 winning runs, the longest stretch without progress was 4 depths at the
+# median, 50 at the 90th percentile, 283 at most (a beam of 256 that won at depth 389 after
+# two stretches of ~130 depths); 101 losing runs ran to their cap, and an end 20-60 depths
+# after their last progress would have saved 57-65 % of their children.  The kernel's rule
+# against none, interleaved deal by deal (benchmarks/bench_ab.py, and /tmp scripts with the
+# constant set per solve; both sweeps' cores busy with other sweeps, so ratios, not times):
+# - big-harp 41-100 000 every 500th (200 deals), 20 000 000 nodes, at 40: mean 144.1 ->
+#   114.3 ms (0.793), median 27.2 -> 26.7 ms, mean nodes 174 558 -> 118 402, none unknown;
+# - 57-100 000 every 250th (400 deals) at 0 / 20 / 30 / 40 / 60: mean 87.5 / 68.2 / 68.0 /
+#   69.3 / 64.7 ms, none unknown;
+# - 60 deals the sweep of 817 856-999 999 had solved in over a second (47 by beams of 256), at
+#   0 / 30 / 40 / 60: mean 2.87 / 1.83 / 1.93 / 2.15 s; one deal (824959, won by a beam of 256
+#   at 5.7 M nodes) unknown at 20 000 000 with the rule: its winning run had the two long
+#   stretches above, and with the runs cheaper the beams' 6 000 000 (RUNS_BEAM_TOTAL) went on
+#   wider runs instead, which lost;
+# - 24 deals that sweep's arrangement-free engine had solved after 3.8-20 M nodes and 8 it had
+#   left unknown (solved at 50 000 000), in two halves, at 0 / 40: mean 6.86 -> 3.15 s and
+#   8.05 -> 6.34 s, **unknown 8 -> 4**: the beams now reach width 1 024 within their 6 000 000
+#   nodes and win there (RUNS_BEAM_TOTAL at 12 000 000 with the rule: 5 unknown, mean 3.68 and
+#   5.18 s).
+# Where only single cards move the rule costs: wins there come after long reorganisations of
+# the columns, which do not count as progress (the same /tmp emulation, harp 101-100 000 every
+# 500th at 10 000 000 nodes: mean 1.029 at 40 and at 80; easy-harp every 250th 1.031 / 1.007,
+# more nodes), so it is off there (``stall_for``).  Solutions only, as every beam: where a run
+# ends is a choice of where to look, not a cut; a stalled run is no verdict and the next run
+# starts (engine.Beam).
+STALL_DEPTHS = 40
+
+
+def stall_for(rules) -> int:
+    """The beams' STALL_DEPTHS in a game, by rules fields: where draw 3 meets a pass limit
+    (as ``sets_for``), else 0 (no early end)."""
+    return STALL_DEPTHS if rules.passes > 0 and rules.draw > 1 else 0
+
+
+@njit(**JIT_NORC)
+def _progress(st):
+    """How far ``st`` is along (``STALL_DEPTHS``): cards on the foundations, less the cards
+    face down and the cards in stock and waste (unused places and columns count 0)."""
+    v = np.int64(0)
+    for f in range(PLACES_MAX):
+        v += np.int64(st[O_FOUND + f])
+    for c in range(NCOL_MAX):
+        v -= np.int64(st[O_DOWN + c])
+    return v - np.int64(st[O_TLEN])
 
 
 def sets_for(rules) -> tuple[int, ...]:
@@ -451,13 +508,21 @@ def _beam(cur, nxt, ckey, cpar, cmove, csig, cap, hstart, hpar, hmove, path, t, 
                 _auto(nxt[k], p, autobuf)
             hpar[h + k] = cpar[k]
             hmove[h + k] = cmove[k]
+        best = np.int64(-(1 << 20))
         for k in range(ncur):
             _copy_state(cur[k], nxt[k])
+            best = max(best, _progress(cur[k]))
         d += 1
         hstart[d + 1] = h + ncur
         i = 0
         j = 0
         nc = 0
+        if best > ctr[C_BEST]:
+            ctr[C_BEST] = best
+            ctr[C_BEST_DEPTH] = d
+        elif ctr[C_STALL] > 0 and d - ctr[C_BEST_DEPTH] >= ctr[C_STALL]:
+            code = B_STALLED
+            break
     ctr[C_DEPTH] = d
     ctr[C_PARENT] = i
     ctr[C_MOVE] = j
@@ -472,9 +537,10 @@ class BeamSearch:
     """One beam search of ``width`` from the packed ``root`` under the kernel vector ``p``
     (whose heuristic orders the children: search/dfs.py ``_child_key``), run in slices.
     ``cap``: how many children of one stock signature a depth keeps before the crowded ones
-    (STOCK_CAP; 0 = by key alone)."""
+    (STOCK_CAP; 0 = by key alone).  ``stall``: end the run after that many depths without
+    progress (STALL_DEPTHS, ``stall_for``; 0 = never)."""
 
-    def __init__(self, root: np.ndarray, p: np.ndarray, width: int, cap: int = STOCK_CAP):
+    def __init__(self, root: np.ndarray, p: np.ndarray, width: int, cap: int = STOCK_CAP, stall: int = 0):
         from .. import movegen as mg
         from .tt import new_table
 
@@ -508,6 +574,8 @@ class BeamSearch:
         self.ctr = np.zeros(C_SIZE, np.int64)
         self.ctr[C_NCUR] = 1
         self.ctr[C_STORED] = 1
+        self.ctr[C_STALL] = stall
+        self.ctr[C_BEST] = _progress(start)
         self.final = ("solved", "") if mg._won(start, p) else None
 
     @property
@@ -534,7 +602,7 @@ class BeamSearch:
 
     def advance(self, nodes: int = 0, deadline: float | None = None, reserve=None):
         """Search on for at most ``nodes`` more children (0 = no limit) or until ``deadline``.
-        Returns (status, why): ("solved", ""), ("ended", "empty" | "depth" | "memory") -- final
+        Returns (status, why): ("solved", ""), ("ended", "empty" | "depth" | "stalled" | "memory") -- final
         -- or (None, "nodes" | "time"): paused, call again."""
         import time
 
@@ -566,8 +634,8 @@ class BeamSearch:
             if code == B_SOLVED:
                 self.final = ("solved", "")
                 return self.final
-            if code in (B_EMPTY, B_DEPTH):
-                self.final = ("ended", "empty" if code == B_EMPTY else "depth")
+            if code in (B_EMPTY, B_DEPTH, B_STALLED):
+                self.final = ("ended", {B_EMPTY: "empty", B_DEPTH: "depth", B_STALLED: "stalled"}[code])
                 return self.final
             if deadline is not None and time.perf_counter() > deadline:
                 return None, "time"

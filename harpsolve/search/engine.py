@@ -642,7 +642,8 @@ class Beam(_RunByRun):
 
         width, ws, rnd = next(self.runs)
         p = restarts.run_params(self.pos.rules, ws, rnd, streamlined=False, cuts=self.pos.cuts)
-        self.cur = (f"beam w{width}.{ws}", p, beam.RUN_NODES * width, beam.BeamSearch(self.pos.root, p, width))
+        self.cur = (f"beam w{width}.{ws}", p, beam.RUN_NODES * width,
+                    beam.BeamSearch(self.pos.root, p, width, stall=beam.stall_for(self.pos.rules)))
         return True
 
     def _verdict(self, status, why):
