@@ -63,6 +63,23 @@ def test_under_a_pass_limit_the_beams_run_before_the_restarts(variant):
         assert (names.index("beam") < names.index("restarts")) == (rules.passes > 0), names
 
 
+@pytest.mark.parametrize("variant", list(VARIANTS))
+def test_where_runs_move_under_a_pass_limit_the_beams_run_before_the_arrangement_free_engine(variant):
+    """The portfolio's order by rules fields: under a pass limit with runs (big-harp) the beam
+    row comes before ``afree-both`` (the first beam wins the median deal); where runs move
+    without one there is no beam row, and the climb is first wherever it runs."""
+    from harpsolve.deals import deal_layout
+
+    rules = get_rules(variant)
+    pos = engine.Position(rules, deal_layout(rules, 1), cuts=ALL_CUTS)
+    names = [e.engine for e in engine.PORTFOLIO.entries if e.applies(pos) and e.engine != "dead-end"]
+    if "afree-both" in names and "beam" in names:
+        assert names.index("beam") < names.index("afree-both"), names
+        assert rules.passes > 0 and rules.column_moves == "runs"
+    if "climb" in names:
+        assert names[0] == "climb" or names[:2] == ["wastar", "climb"], names
+
+
 @pytest.mark.parametrize("variant,share", [("easy-harp", (32.0, 0)), ("harp", (512.0, 0)), ("bakers-game", (32.0, 0)),
                                            ("big-harp", (512.0, engine.RUNS_BEAM_TOTAL)), ("endless-harp", None),
                                            ("klondike-1", None), ("klondike-3", None)])
