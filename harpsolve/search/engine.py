@@ -928,8 +928,12 @@ RUNS_BEAM_TOTAL = 6_000_000
 # mean 101.8 -> 98.6 ms, median 29.7 -> 23.4 ms, none unknown; 92 hard deals (32 that the
 # arrangement-free engine had won after millions of nodes or left unknown, 60 won in over a
 # second) mean 4.03 -> 3.94 s, median 1.65 -> 1.40 s, 5 / 5 unknown and the same deals
-# decided.  (Before the stall rule the same order left 3 deals of 60 001-60 300 unknown
-# instead of 1 at 2 000 000 nodes, twentieth session, and gave 0.976 of the mean on 200 deals.)
+# decided.  benchmarks/bench_ab.py big-harp 1-50000/25 and 50001-100000/25 (2 000 deals
+# each, the two side by side, the sweeps paused), 20 000 000 nodes, against the stall rule
+# alone: mean 84.41 -> 76.77 ms (0.910) and 68.65 -> 62.04 ms (0.904), median 27.7 -> 15.6 and
+# 27.4 -> 15.5 ms, the same 2 and 0 unknown.  (Before the stall rule the same order left 3
+# deals of 60 001-60 300 unknown instead of 1 at 2 000 000 nodes, twentieth session, and gave
+# 0.976 of the mean on 200 deals.)
 PORTFOLIO = Schedule("portfolio", "rounds", (
     Entry("dead-end", PROOFS, 0.0, 1),
     Entry("wastar", BOTH, 0.0, WASTAR_MAX_NODES),
