@@ -48,9 +48,10 @@ from .tt import _ahead, _claim, _slots
 
 # kernel return codes
 B_SOLVED, B_EMPTY, B_PAUSED, B_DEPTH, B_GROW, B_HISTORY, B_STALLED = range(7)
+_ENDED = {B_EMPTY: "empty", B_DEPTH: "depth", B_STALLED: "stalled"}  # final codes, as advance says them
 # counters (int64 array ``ctr``); C_STALL is a setting (STALL_DEPTHS, 0: off), C_BEST and
 # C_BEST_DEPTH the best progress (``_progress``) of a depth's kept positions so far and the
-# depth that first had it
+# depth that first had it (kept only while the rule is on)
 C_DEPTH, C_PARENT, C_MOVE, C_NCAND, C_NCUR, C_NODES, C_STORED, C_PATHLEN, C_DROPPED, C_STALL, C_BEST, \
     C_BEST_DEPTH, C_SIZE = range(13)
 
@@ -171,10 +172,16 @@ STOCK_FIRST_ROUND = 1
 STALL_DEPTHS = 40
 
 
+def stock_decides(rules) -> bool:
+    """Does draw 3 meet a pass limit (big-harp)?  There a card passed by in the talon may never
+    come out again, and the beams take their own weight sets (``sets_for``) and end their runs
+    when they stall (``stall_for``); by rules fields."""
+    return rules.passes > 0 and rules.draw > 1
+
+
 def stall_for(rules) -> int:
-    """The beams' STALL_DEPTHS in a game, by rules fields: where draw 3 meets a pass limit
-    (as ``sets_for``), else 0 (no early end)."""
-    return STALL_DEPTHS if rules.passes > 0 and rules.draw > 1 else 0
+    """The beams' STALL_DEPTHS in a game: where ``stock_decides``, else 0 (no early end)."""
+    return STALL_DEPTHS if stock_decides(rules) else 0
 
 
 @njit(**JIT_NORC)
@@ -192,7 +199,7 @@ def _progress(st):
 def sets_for(rules) -> tuple[int, ...]:
     """The weight sets of a game's beams, by rules fields: STOCK_SETS where draw 3 meets a
     pass limit, SETS elsewhere."""
-    return STOCK_SETS if rules.passes > 0 and rules.draw > 1 else SETS
+    return STOCK_SETS if stock_decides(rules) else SETS
 
 
 def runs_for(rules):
@@ -508,21 +515,23 @@ def _beam(cur, nxt, ckey, cpar, cmove, csig, cap, hstart, hpar, hmove, path, t, 
                 _auto(nxt[k], p, autobuf)
             hpar[h + k] = cpar[k]
             hmove[h + k] = cmove[k]
-        best = np.int64(-(1 << 20))
         for k in range(ncur):
             _copy_state(cur[k], nxt[k])
-            best = max(best, _progress(cur[k]))
         d += 1
         hstart[d + 1] = h + ncur
         i = 0
         j = 0
         nc = 0
-        if best > ctr[C_BEST]:
-            ctr[C_BEST] = best
-            ctr[C_BEST_DEPTH] = d
-        elif ctr[C_STALL] > 0 and d - ctr[C_BEST_DEPTH] >= ctr[C_STALL]:
-            code = B_STALLED
-            break
+        if ctr[C_STALL] > 0:  # the stall rule (STALL_DEPTHS): the depth's best progress
+            best = _progress(cur[0])
+            for k in range(1, ncur):
+                best = max(best, _progress(cur[k]))
+            if best > ctr[C_BEST]:
+                ctr[C_BEST] = best
+                ctr[C_BEST_DEPTH] = d
+            elif d - ctr[C_BEST_DEPTH] >= ctr[C_STALL]:
+                code = B_STALLED
+                break
     ctr[C_DEPTH] = d
     ctr[C_PARENT] = i
     ctr[C_MOVE] = j
@@ -634,8 +643,8 @@ class BeamSearch:
             if code == B_SOLVED:
                 self.final = ("solved", "")
                 return self.final
-            if code in (B_EMPTY, B_DEPTH, B_STALLED):
-                self.final = ("ended", {B_EMPTY: "empty", B_DEPTH: "depth", B_STALLED: "stalled"}[code])
+            if code in _ENDED:
+                self.final = ("ended", _ENDED[code])
                 return self.final
             if deadline is not None and time.perf_counter() > deadline:
                 return None, "time"
