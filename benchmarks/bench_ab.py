@@ -78,7 +78,9 @@ for line in sys.stdin:
     variant, kind, width, nodes, deals = line.split()
     rules = get_rules(variant)
     roots = [pack(deal_layout(rules, int(d)), rules) for d in deals.split(",")]
-    p = restarts.run_params(rules, beam.sets_for(rules)[0], 1, streamlined=False)
+    # the engine's beam vector where the tree has one (beam.run_params, forty-first session)
+    p = (beam.run_params(rules, beam.sets_for(rules)[0], 1) if hasattr(beam, "run_params")
+         else restarts.run_params(rules, beam.sets_for(rules)[0], 1, streamlined=False))
     buf = dfs.Buffers() if kind == "dfs" else None  # the stack's buffers, tens of MB: only where used
 
     def one(root):

@@ -13,7 +13,8 @@ beam of at most ``--nodes`` children, until one wins; every win is turned into t
 replayed by the reference engine (exit 1 if one does not replay).  ``--caps``: the beams'
 stock cap (search/beam.py STOCK_CAP; 0 = by key alone), each cap in turn over the same deals,
 a summary each.  ``--stall``: end a run after that many depths without progress (search/beam.py
-STALL_DEPTHS; by default the game's, ``stall_for``; 0 = never).  The deals are ``--deals`` or
+STALL_DEPTHS; by default the game's, ``stall_for``; 0 = never).  ``--aggressive on|off``: movegen's
+aggressive rule in the beams (by default the game's, ``aggressive_for``).  The deals are ``--deals`` or
 those ``--unknown-of`` a results folder leaves unknown (every ``--every``-th of either, the
 first ``--limit``).  Prints each deal's runs (how each ended, its children, seconds) and, at
 the end, the deals won, by the width that won them, and the nodes of the winning runs; compile
@@ -40,12 +41,14 @@ def main(argv=None) -> int:
     ap.add_argument("--caps", default=None, help="stock caps to compare (default: beam.STOCK_CAP)")
     ap.add_argument("--stall", type=int, default=None, help="depths without progress that end a run "
                                                                "(default: the game's, beam.stall_for; 0: never)")
+    ap.add_argument("--aggressive", choices=("on", "off"), default=None,
+                    help="movegen's aggressive rule in the beams (default: the game's, beam.aggressive_for)")
     ap.add_argument("--quiet", action="store_true")
     a = ap.parse_args(argv)
 
     from harpsolve.deals import deal_layout
     from harpsolve.rules import get_rules
-    from harpsolve.search import beam, restarts
+    from harpsolve.search import beam
     from harpsolve.state import pack
     from harpsolve.sweep.jobs import parse_range
     from harpsolve.sweep.store import deals_by_status
@@ -62,8 +65,7 @@ def main(argv=None) -> int:
     widths = [int(w) for w in a.widths.split(",")]
     sets = [int(k) for k in a.sets.split(",")] if a.sets else list(beam.sets_for(rules))
     caps = [int(c) for c in a.caps.split(",")] if a.caps else [beam.STOCK_CAP]
-    beam.BeamSearch(pack(deal_layout(rules, 1), rules), restarts.run_params(rules, sets[0], 1, streamlined=False),
-                    4).advance(1000)  # compile
+    beam.BeamSearch(pack(deal_layout(rules, 1), rules), params(rules, sets[0], a), 4).advance(1000)  # compile
     bad = []
     for cap in caps:
         bad += one_setting(rules, deals, widths, sets, cap, a)
@@ -72,10 +74,20 @@ def main(argv=None) -> int:
     return 1 if bad else 0
 
 
+def params(rules, k, a):
+    """The kernel vector of a run of weight set ``k`` (round 1): the engine's (beam.run_params),
+    or with ``--aggressive`` as asked."""
+    from harpsolve.search import beam, restarts
+
+    if a.aggressive is None:
+        return beam.run_params(rules, k, 1)
+    return restarts.run_params(rules, k, 1, streamlined=False, aggressive=a.aggressive == "on")
+
+
 def one_setting(rules, deals, widths, sets, cap, a):
     from harpsolve.deals import deal_layout
     from harpsolve.reference import replay
-    from harpsolve.search import beam, restarts
+    from harpsolve.search import beam
     from harpsolve.search.shortcut import line_tokens
     from harpsolve.state import pack
 
@@ -88,7 +100,7 @@ def one_setting(rules, deals, widths, sets, cap, a):
         runs, hit = [], None
         for w in widths:
             for k in sets:
-                p = restarts.run_params(rules, k, 1, streamlined=False)
+                p = params(rules, k, a)
                 t0 = time.perf_counter()
                 s = beam.BeamSearch(root, p, w, cap, stall=beam.stall_for(rules) if a.stall is None else a.stall)
                 status, why = s.advance(a.nodes)

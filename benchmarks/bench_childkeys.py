@@ -81,11 +81,11 @@ def _children(parents, p, way):
 def parents_of(variant: str, deals: int) -> tuple[np.ndarray, np.ndarray]:
     from harpsolve.deals import deal_layout
     from harpsolve.rules import get_rules
-    from harpsolve.search import beam, restarts
+    from harpsolve.search import beam
     from harpsolve.state import pack
 
     rules = get_rules(variant)
-    p = restarts.run_params(rules, beam.sets_for(rules)[0], 1, streamlined=False)
+    p = beam.run_params(rules, beam.sets_for(rules)[0], 1)
     rows = []
     for d in range(1, deals + 1):
         root = pack(deal_layout(rules, d), rules)

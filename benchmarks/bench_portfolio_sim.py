@@ -51,7 +51,7 @@ STOCK = dict(restarts=4.0, beam=32.0, dfs=1.0)
 def collect(variant: str, deals, out: str, restarts_cap: int = 400_000) -> int:
     from harpsolve.deals import deal_layout
     from harpsolve.rules import get_rules
-    from harpsolve.search import beam, engine, restarts
+    from harpsolve.search import beam, engine
     from harpsolve.solver import ALL_CUTS
 
     rules = get_rules(variant)
@@ -70,8 +70,7 @@ def collect(variant: str, deals, out: str, restarts_cap: int = 400_000) -> int:
             runs = {}
             for r, width in enumerate(WIDTHS):  # the widths in beam.runs' rounds, every set
                 for k in sets:
-                    s = beam.BeamSearch(pos.root, restarts.run_params(rules, k, r + 1, streamlined=False,
-                                                                      cuts=pos.cuts), width,
+                    s = beam.BeamSearch(pos.root, beam.run_params(rules, k, r + 1, cuts=pos.cuts), width,
                                         stall=beam.stall_for(rules))  # as the engine's runs (engine.Beam)
                     status, _ = s.advance(beam.RUN_NODES * width)
                     runs[f"{width}.{k}"] = [s.nodes, status == "solved"]

@@ -18,9 +18,10 @@ from harpsolve.state import pack
 from positions import deadlock_candidate, endgame, solutions_only_wins
 
 
-def one_beam(rules, layout, width=16, ws=3, nodes=400_000, slice_nodes=0, stall=0):
-    """One beam run to its end (or ``nodes``), in slices of ``slice_nodes`` (0: one call)."""
-    p = restarts.run_params(rules, ws, 1, streamlined=False)
+def one_beam(rules, layout, width=16, ws=3, nodes=400_000, slice_nodes=0, stall=0, aggressive=False):
+    """One beam run to its end (or ``nodes``), in slices of ``slice_nodes`` (0: one call);
+    ``aggressive``: movegen's aggressive rule on (beam.aggressive_for)."""
+    p = restarts.run_params(rules, ws, 1, streamlined=False, aggressive=aggressive)
     s = beam.BeamSearch(pack(layout, rules), p, width, stall=stall)
     while True:
         step = min(slice_nodes, nodes - s.nodes) if slice_nodes else nodes - s.nodes
@@ -155,25 +156,28 @@ def test_the_runs_widen_by_round():
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(variant=st.sampled_from(["easy-harp", "harp", "klondike-3", "big-harp", "klondike-1"]),
        seed=st.integers(0, 2**32), left=st.integers(6, 22), deadlock=st.booleans(), takeback=st.booleans(),
-       stall=st.sampled_from([0, 0, 2, beam.STALL_DEPTHS]))
-def test_a_beam_that_drops_nothing_agrees_with_the_complete_search(variant, seed, left, deadlock, takeback, stall):
+       stall=st.sampled_from([0, 0, 2, beam.STALL_DEPTHS]), aggressive=st.booleans())
+def test_a_beam_that_drops_nothing_agrees_with_the_complete_search(variant, seed, left, deadlock, takeback, stall,
+                                                                   aggressive):
     """Cross-check with the complete depth-first search on random small positions: a beam
     never wins a position the search proves lost, and one wide enough to drop nothing
     searches the whole graph, so it wins exactly the positions the search solves.  With the
     stall rule on (``stall``) a run may end early ("stalled"): never as "empty", never a win
-    the search does not confirm."""
+    the search does not confirm.  With the aggressive rule (``aggressive``) a beam searches
+    part of the graph: its wins are still the search's, and its end proves nothing."""
     rules = get_rules(variant, {"takeback": takeback})
     rng = random.Random(seed)
     # the deadlock candidates from rank 6 up are lost about half the time (measured)
     layout = deadlock_candidate(rules, rng, 6) if deadlock else endgame(rules, rng, left)
     plain = solve(rules, layout=layout, algorithm="dfs", max_nodes=1_000_000)
     assume(plain.status != "unknown")
-    s, p, status, why = one_beam(rules, layout, width=beam.MAX_WIDTH, nodes=1_000_000, stall=stall)
+    s, p, status, why = one_beam(rules, layout, width=beam.MAX_WIDTH, nodes=1_000_000, stall=stall,
+                                 aggressive=aggressive)
     assert why != "stalled" or stall > 0
     if status == "solved":
         assert plain.status == "solved"
         assert replay(rules, layout, line_tokens(pack(layout, rules), s.line(), p)).won
-    elif not s.dropped and why == "empty":
+    elif not s.dropped and why == "empty" and not aggressive:
         assert plain.status == "unsolvable"
 
 
@@ -408,3 +412,98 @@ def test_the_stall_rule_follows_draw_and_pass_limit(variant, rule, on):
         eng.cur = None
         eng._next()
         assert eng.cur is not first
+
+
+@pytest.mark.parametrize("variant,rule,on", [
+    ("big-harp", {}, True), ("endless-harp", {}, True), ("klondike-3", {}, True), ("klondike-1", {}, True),
+    ("harp", {}, False), ("easy-harp", {}, False), ("bakers-game", {}, False),
+    ("harp", {"column_moves": "runs"}, True), ("big-harp", {"column_moves": "single"}, False)])
+def test_the_beams_aggressive_rule_follows_run_moves(variant, rule, on):
+    """``aggressive_for``: the beams split a run only when the uncovered card goes home where
+    runs move, by rules field (an override moves a game across); the engine's runs get it,
+    and the other engines' vectors do not."""
+    from harpsolve.state import P_AGGRESSIVE
+
+    rules = get_rules(variant, rule)
+    assert beam.aggressive_for(rules) == on
+    assert beam.run_params(rules, 3, 1)[P_AGGRESSIVE] == on
+    pos = engine.Position(rules, deal_layout(rules, 1), cuts=ALL_CUTS)
+    eng = engine.Beam(pos, engine.Memory(1 << 30))
+    eng._next()
+    assert eng.cur[1][P_AGGRESSIVE] == on
+    assert restarts.run_params(rules, 3, 1, streamlined=False)[P_AGGRESSIVE] == 0
+    assert pos.p[P_AGGRESSIVE] == 0
+
+
+def kept_by_hand(st, p, m) -> bool:
+    """movegen's aggressive rule where runs move, written plainly: a column-to-column move of
+    ``n`` cards from column ``c`` is kept when it uncovers a hidden card, empties the column,
+    or leaves on top a card that a foundation place takes (rank one above the place's)."""
+    import numpy as np
+
+    from harpsolve import movegen as mg
+    from harpsolve.state import MAXLEN, O_COLS, O_DOWN, O_FOUND, O_LEN, P_DECKS
+
+    if mg._kind(m) != mg.M_COL_COL:
+        return True
+    c, n = int(mg._a(m)), int(mg._n(m))
+    ln, down = int(st[O_LEN + c]), int(st[O_DOWN + c])
+    j = ln - n
+    if (j == down and down > 0) or j == 0:
+        return True
+    under = int(st[O_COLS + MAXLEN * c + j - 1])
+    decks = int(p[P_DECKS])
+    suit, rank = under // 13, under % 13 + 1
+    return any(int(np.int64(st[O_FOUND + suit * decks + k])) == rank - 1 for k in range(decks))
+
+
+def aggressive_walk(variant, deal, seed, steps) -> int:
+    """Check the aggressive move lists along a random kernel walk from a real deal (below);
+    returns how many moves the rule dropped on the way."""
+    import numpy as np
+
+    from harpsolve import movegen as mg
+    from harpsolve.state import O_OBLIG, P_AGGRESSIVE
+
+    rules = get_rules(variant)
+    p = restarts.run_params(rules, 3, 1, streamlined=False)
+    pa = p.copy()
+    pa[P_AGGRESSIVE] = 1
+    st_ = pack(deal_layout(rules, deal), rules)
+    buf = np.zeros(256, np.int64)
+    mg._auto(st_, p, buf)
+    rng = random.Random(seed)
+    dropped = 0
+    for _ in range(steps + 1):
+        lists = []
+        for q in (p, pa):
+            moves = np.zeros(mg.MAX_MOVES, np.int64)
+            n = mg._gen(st_, q, moves, np.zeros(mg.MAX_MOVES, np.int32), np.zeros(mg.GEN_WORK, np.int64))
+            lists.append([int(m) for m in moves[:n]])
+        full, kept = lists
+        assert set(kept) <= set(full) and len(set(kept)) == len(kept)
+        assert all(mg._kind(m) == mg.M_COL_COL for m in set(full) - set(kept))
+        if rules.column_moves == "runs":
+            assert sorted(kept) == sorted(m for m in full if kept_by_hand(st_, p, m))
+        dropped += len(full) - len(kept)
+        if not full:
+            break
+        mg._apply(st_, np.int64(rng.choice(full)), p)
+        if st_[O_OBLIG] == 0:
+            mg._auto(st_, p, buf)
+    return dropped
+
+
+@settings(max_examples=30, deadline=None)
+@given(variant=st.sampled_from(["big-harp", "endless-harp", "klondike-3", "easy-harp", "harp"]),
+       deal=st.integers(1, 999_999), seed=st.integers(0, 2**32), steps=st.integers(0, 80))
+def test_the_aggressive_rule_drops_exactly_the_splits_that_free_nothing(variant, deal, seed, steps):
+    """On positions along random kernel walks from real deals: the aggressive move list is the
+    full list less some column-to-column moves; where runs move, less exactly those that
+    ``kept_by_hand`` rejects (a partial run moved off a face-up card that cannot go home)."""
+    aggressive_walk(variant, deal, seed, steps)
+
+
+def test_the_aggressive_rule_has_splits_to_drop():
+    """The check above is not empty: on big-harp walks the rule drops moves."""
+    assert sum(aggressive_walk("big-harp", 21 + k, k, 60) for k in range(3)) > 0

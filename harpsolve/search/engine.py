@@ -638,10 +638,10 @@ class Beam(_RunByRun):
         self.runs = beam.runs_for(pos.rules)
 
     def _next(self):
-        from . import beam, restarts
+        from . import beam
 
         width, ws, rnd = next(self.runs)
-        p = restarts.run_params(self.pos.rules, ws, rnd, streamlined=False, cuts=self.pos.cuts)
+        p = beam.run_params(self.pos.rules, ws, rnd, cuts=self.pos.cuts)
         self.cur = (f"beam w{width}.{ws}", p, beam.RUN_NODES * width,
                     beam.BeamSearch(self.pos.root, p, width, stall=beam.stall_for(self.pos.rules)))
         return True

@@ -108,12 +108,15 @@ class RestartResult:
     runs: int = 0
 
 
-def run_params(rules: Rules, k: int, rnd: int, *, streamlined: bool, cuts: int = ALL_CUTS):
-    """The kernel vector of run ``k`` of round ``rnd`` (1-based), with the proved ``cuts``."""
+def run_params(rules: Rules, k: int, rnd: int, *, streamlined: bool, cuts: int = ALL_CUTS,
+               aggressive: bool = False):
+    """The kernel vector of run ``k`` of round ``rnd`` (1-based), with the proved ``cuts``;
+    ``aggressive``: movegen's unproved cut too (solution finding only: search/beam.py
+    ``run_params``)."""
     weights, noise = WEIGHT_SETS[k]
     return kernel_params(rules, heuristic=dfs.H_FEATURES, dominance=True, weights=weights, noise=noise,
                          seed=1000 * rnd + k + (500 if streamlined else 0),
-                         always_home=streamlined, merge_colours=streamlined, cuts=cuts)
+                         always_home=streamlined, merge_colours=streamlined, cuts=cuts, aggressive=aggressive)
 
 
 class Runs:
