@@ -252,7 +252,7 @@ def test_the_stock_signature_packs_as_documented():
 def test_the_beams_weight_sets_follow_draw_and_pass_limit(variant, rule, stock_sets):
     """``sets_for``: the stock-dear sets where draw 3 meets a pass limit, by rules fields (an
     override moves a game across), and the engine's runs take the game's sets in turn, from
-    width 16 (STOCK_FIRST_ROUND) there and from FIRST_WIDTH elsewhere."""
+    FIRST_WIDTH."""
     rules = get_rules(variant, rule)
     sets = beam.sets_for(rules)
     assert sets == (beam.STOCK_SETS if stock_sets else beam.SETS)
@@ -262,8 +262,8 @@ def test_the_beams_weight_sets_follow_draw_and_pass_limit(variant, rule, stock_s
     for _ in range(len(sets) + 1):
         eng._next()
         names.append(eng.cur[0])
-    first = beam.FIRST_WIDTH << (beam.GROWTH * beam.STOCK_FIRST_ROUND) if stock_sets else beam.FIRST_WIDTH
-    assert first == (16 if stock_sets else 4)
+    first = beam.FIRST_WIDTH
+    assert first == 4
     assert names == [f"beam w{first}.{k}" for k in sets] + [f"beam w{first << beam.GROWTH}.{sets[0]}"]
 
 

@@ -127,13 +127,17 @@ TABLE_PER_WIDTH = 1 << 12
 _NO_PAYLOAD = np.zeros(0, np.int64)  # a beam's table keeps fingerprints only (tt._rehash)
 
 
-# Where draw 3 meets a pass limit (STOCK_SETS) the beams start a round in, at width 16: a beam
-# of 4 rarely keeps a line that takes the stock well (twenty-third session, bench_portfolio_sim.py
-# ``collect`` on big-harp 60 001-100 000 every 400th, every run alone: the width-4 runs won 30,
-# 25 and 15 of the 100 deals, the first width-16 run 79; in ``replay`` the runs from width 16 on
-# cost 0.773 of the stock order's nodes, from one width-4 run 0.863, from two 0.919).  The runs
-# keep their rounds' seeds and widths: the same runs, the first round left out.
-STOCK_FIRST_ROUND = 1
+# Every game's beams start at FIRST_WIDTH.  Where draw 3 meets a pass limit (STOCK_SETS) they
+# started at width 16 from the twenty-third session to the fortieth: a beam of 4 rarely kept a
+# line that took the stock well (bench_portfolio_sim.py ``collect`` on big-harp 60 001-100 000
+# every 400th, every run alone: the width-4 runs won 30, 25 and 15 of the 100 deals, the first
+# width-16 run 79).  Since the beams there split runs only to free a card for home
+# (``aggressive_for``) the narrow runs win again: /tmp A/B script, each deal solved in turn
+# from width 4 and from 16, 20 000 000 nodes, two sweeps beside it (forty-first session):
+# big-harp every 250th of 7-100 000 mean nodes 32 002 -> 25 785, mean time 0.863, median
+# 17.7 -> 9.3 ms; every 250th of 100-100 000 (deals not looked at before) 24 260 -> 17 512,
+# 0.790, median 18.0 -> 9.0 ms; the 53 deals of every 25th of 1-100 000 whose beams had made
+# over 1 000 000 children 1.014; none unknown in any.
 
 
 # A run ends early ("stalled") when the best progress of the positions it keeps (``_progress``:
@@ -203,17 +207,14 @@ def sets_for(rules) -> tuple[int, ...]:
 
 
 def runs_for(rules):
-    """A game's beam runs (``runs``), by rules fields: where draw 3 meets a pass limit the
-    STOCK_SETS from STOCK_FIRST_ROUND, elsewhere the SETS from the first round."""
-    sets = sets_for(rules)
-    return runs(sets, STOCK_FIRST_ROUND if sets is STOCK_SETS else 0)
+    """A game's beam runs (``runs``): the game's weight sets (``sets_for``), by rules fields."""
+    return runs(sets_for(rules))
 
 
-def runs(sets=SETS, first_round=0):
+def runs(sets=SETS):
     """The engine's runs in order (search/engine.py, Beam), endless: (width, weight set, round)
-    from round ``first_round`` (0-based) on -- the round (1-based) seeds the noisy weight sets
-    (restarts.run_params)."""
-    rnd = first_round
+    -- the round (1-based) seeds the noisy weight sets (restarts.run_params)."""
+    rnd = 0
     while True:
         width = min(FIRST_WIDTH << (GROWTH * rnd), MAX_WIDTH)
         for k in sets:
