@@ -835,8 +835,10 @@ def _gen(st, p, out, scores, work):
             empties = j == 0
             if p[P_AGGRESSIVE] and not (uncovers or empties):
                 # Aggressive (solution finding only, never a proof; not proved
-                # safe).  Runs: split a built run only when the card it
-                # uncovers can go home next, as classic Klondike solvers do.
+                # safe; the climb, fast-dfs and, where runs move, the beams:
+                # search/beam.py aggressive_for).  Runs: split a built run only
+                # when the card it uncovers can go home next, as classic
+                # Klondike solvers do.
                 # Single cards: take a card off a face-up card only when that
                 # card can then move on (home, or onto another column).
                 under = np.int64(st[base + j - 1])
