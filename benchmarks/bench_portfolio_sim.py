@@ -70,8 +70,7 @@ def collect(variant: str, deals, out: str, restarts_cap: int = 400_000) -> int:
             runs = {}
             for r, width in enumerate(WIDTHS):  # the widths in beam.runs' rounds, every set
                 for k in sets:
-                    s = beam.BeamSearch(pos.root, beam.run_params(rules, k, r + 1, cuts=pos.cuts), width,
-                                        stall=beam.stall_for(rules))  # as the engine's runs (engine.Beam)
+                    s = beam.new_run(rules, pos.root, width, k, r + 1, cuts=pos.cuts)  # as engine.Beam's runs
                     status, _ = s.advance(beam.RUN_NODES * width)
                     runs[f"{width}.{k}"] = [s.nodes, status == "solved"]
                 if width >= 16 and any(v[1] for v in runs.values()):

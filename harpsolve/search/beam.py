@@ -127,22 +127,6 @@ TABLE_PER_WIDTH = 1 << 12
 _NO_PAYLOAD = np.zeros(0, np.int64)  # a beam's table keeps fingerprints only (tt._rehash)
 
 
-# Every game's beams start at FIRST_WIDTH.  Where draw 3 meets a pass limit (STOCK_SETS) they
-# started at width 16 from the twenty-third session to the fortieth: a beam of 4 rarely kept a
-# line that took the stock well (bench_portfolio_sim.py ``collect`` on big-harp 60 001-100 000
-# every 400th, every run alone: the width-4 runs won 30, 25 and 15 of the 100 deals, the first
-# width-16 run 79).  Since the beams there split runs only to free a card for home
-# (``aggressive_for``) the narrow runs win again: /tmp A/B script, each deal solved in turn
-# from width 4 and from 16, 20 000 000 nodes, two sweeps beside it (forty-first session):
-# big-harp every 250th of 7-100 000 mean nodes 32 002 -> 25 785, mean time 0.863, median
-# 17.7 -> 9.3 ms; every 250th of 100-100 000 (deals not looked at before) 24 260 -> 17 512,
-# 0.790, median 18.0 -> 9.0 ms; the 53 deals of every 25th of 1-100 000 whose beams had made
-# over 1 000 000 children 1.014; none unknown in any.  benchmarks/bench_ab.py big-harp
-# 1-50000/25 and 50001-100000/25 (2 000 deals each, the two side by side, nothing else
-# running), 20 000 000 nodes: mean 23.15 -> 19.29 ms (0.833) and 18.22 -> 14.58 ms (0.800),
-# median 11.3 -> 6.2 and 11.1 -> 6.0 ms, none unknown.
-
-
 # A run ends early ("stalled") when the best progress of the positions it keeps (``_progress``:
 # cards on foundations, less cards face down and cards in stock and waste) has not grown for
 # STALL_DEPTHS depths -- where draw 3 meets a pass limit (``stall_for``).  There a losing beam
@@ -209,6 +193,20 @@ def sets_for(rules) -> tuple[int, ...]:
     return STOCK_SETS if stock_decides(rules) else SETS
 
 
+# Every game's beams start at FIRST_WIDTH.  Where draw 3 meets a pass limit (STOCK_SETS) they
+# started at width 16 from the twenty-third session to the fortieth: a beam of 4 rarely kept a
+# line that took the stock well (bench_portfolio_sim.py ``collect`` on big-harp 60 001-100 000
+# every 400th, every run alone: the width-4 runs won 30, 25 and 15 of the 100 deals, the first
+# width-16 run 79).  Since the beams there split runs only to free a card for home
+# (``aggressive_for``) the narrow runs win again: /tmp A/B script, each deal solved in turn
+# from width 4 and from 16, 20 000 000 nodes, two sweeps beside it (forty-first session):
+# big-harp every 250th of 7-100 000 mean nodes 32 002 -> 25 785, mean time 0.863, median
+# 17.7 -> 9.3 ms; every 250th of 100-100 000 (deals not looked at before) 24 260 -> 17 512,
+# 0.790, median 18.0 -> 9.0 ms; the 53 deals of every 25th of 1-100 000 whose beams had made
+# over 1 000 000 children 1.014; none unknown in any.  benchmarks/bench_ab.py big-harp
+# 1-50000/25 and 50001-100000/25 (2 000 deals each, the two side by side, nothing else
+# running), 20 000 000 nodes: mean 23.15 -> 19.29 ms (0.833) and 18.22 -> 14.58 ms (0.800),
+# median 11.3 -> 6.2 and 11.1 -> 6.0 ms, none unknown.
 def runs_for(rules):
     """A game's beam runs (``runs``): the game's weight sets (``sets_for``), by rules fields."""
     return runs(sets_for(rules))
@@ -252,6 +250,13 @@ def run_params(rules, ws: int, rnd: int, cuts: int = ALL_CUTS) -> np.ndarray:
     from . import restarts
 
     return restarts.run_params(rules, ws, rnd, streamlined=False, cuts=cuts, aggressive=aggressive_for(rules))
+
+
+def new_run(rules, root, width: int, ws: int, rnd: int, cuts: int = ALL_CUTS) -> "BeamSearch":
+    """One of the engine's runs (search/engine.py, Beam) from the packed ``root``: a beam of
+    ``width`` under ``run_params`` with the game's stall rule (``stall_for``); its kernel
+    vector is the search's ``p``."""
+    return BeamSearch(root, run_params(rules, ws, rnd, cuts), width, stall=stall_for(rules))
 
 
 @njit(**JIT_NORC)

@@ -641,9 +641,8 @@ class Beam(_RunByRun):
         from . import beam
 
         width, ws, rnd = next(self.runs)
-        p = beam.run_params(self.pos.rules, ws, rnd, cuts=self.pos.cuts)
-        self.cur = (f"beam w{width}.{ws}", p, beam.RUN_NODES * width,
-                    beam.BeamSearch(self.pos.root, p, width, stall=beam.stall_for(self.pos.rules)))
+        s = beam.new_run(self.pos.rules, self.pos.root, width, ws, rnd, cuts=self.pos.cuts)
+        self.cur = (f"beam w{width}.{ws}", s.p, beam.RUN_NODES * width, s)
         return True
 
     def _verdict(self, status, why):
