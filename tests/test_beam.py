@@ -507,3 +507,94 @@ def test_the_aggressive_rule_drops_exactly_the_splits_that_free_nothing(variant,
 def test_the_aggressive_rule_has_splits_to_drop():
     """The check above is not empty: on big-harp walks the rule drops moves."""
     assert sum(aggressive_walk("big-harp", 21 + k, k, 60) for k in range(3)) > 0
+
+
+# ---- solutions through a stronger game (beam.stronger_game, engine.BeamStronger) ----------
+@pytest.mark.parametrize("variant", ["easy-harp", "harp", "big-harp", "endless-harp", "bakers-game", "klondike-1",
+                                     "klondike-3"])
+def test_the_stronger_game_is_the_game_with_a_pass_limit(variant):
+    """``stronger_game``: where the stock has no pass limit, the same game with STRONGER_PASSES
+    passes and nothing else changed -- a game every move of which the real game allows
+    (relax._includes), and which the weaker-game row "passes=0" (whose every move is checked
+    on random positions in tests/test_relax.py) turns back into the real game; None where
+    there is a limit already or no stock.  endless-harp's is big-harp's rules."""
+    from harpsolve.rules import RULE_FIELDS
+    from harpsolve.search import relax
+
+    rules = get_rules(variant)
+    game = beam.stronger_game(rules)
+    if rules.passes != 0 or rules.draw == 0:
+        assert game is None
+        return
+    assert game.passes == beam.STRONGER_PASSES
+    assert [f for f in RULE_FIELDS if getattr(game, f) != getattr(rules, f)] == ["passes"]
+    assert relax._includes(rules, game) and not relax._includes(game, rules)
+    back = [row.relax(game) for row in relax.RELAXATIONS if row.changes == (("passes", 0),)]
+    assert [g.as_dict() for g in back] == [rules.as_dict()]
+    if variant == "endless-harp":
+        big = get_rules("big-harp")
+        assert all(getattr(game, f) == getattr(big, f) for f in RULE_FIELDS)
+
+
+def test_the_stronger_beam_row_searches_the_stronger_game_and_its_wins_replay_in_both():
+    """engine.BeamStronger: its runs' kernel vectors are the stronger game's (its pass limit),
+    and a win it finds is a line of both games, replayed in each reference engine, named with
+    the game it was found in.  In games with a pass limit the row does not apply."""
+    from harpsolve.state import P_PASSES
+
+    won = 0
+    for k, variant in enumerate(["endless-harp", "klondike-3", "klondike-1"] * 3):
+        rules = get_rules(variant)
+        game = beam.stronger_game(rules)
+        layout = endgame(rules, random.Random(900 + k), 34, stock_share=0.8)
+        pos = engine.Position(rules, layout, cuts=ALL_CUTS)
+        assert engine.BeamStronger.applies(pos)
+        eng = engine.BeamStronger(pos, engine.Memory(1 << 30))
+        eng._next()
+        assert eng.cur[1][P_PASSES] == beam.STRONGER_PASSES and eng.pos.rules == game
+        eng.cur = None
+        out = eng.advance(300_000, None)
+        assert out.status in ("solved", "unknown") and out.proof is None
+        if out.status == "solved":
+            won += 1
+            assert out.engine.startswith("beam-stronger w") and out.engine.endswith(f" in {game.label}")
+            assert replay(rules, layout, out.tokens).won and replay(game, layout, out.tokens).won
+    assert won >= 4, "too few wins to check anything"
+    for variant in ("big-harp", "harp", "bakers-game"):
+        rules = get_rules(variant)
+        assert not engine.BeamStronger.applies(engine.Position(rules, deal_layout(rules, 1), cuts=ALL_CUTS))
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(variant=st.sampled_from(["endless-harp", "klondike-3", "klondike-1"]), seed=st.integers(0, 2**32),
+       left=st.integers(6, 22), deadlock=st.booleans(), takeback=st.booleans())
+def test_the_stronger_beam_row_agrees_with_the_complete_search(variant, seed, left, deadlock, takeback):
+    """Cross-check with the complete depth-first search of the real game on random small
+    positions: the stronger game's beams never win a position the search proves lost, every
+    win replays in the real game, and the row never proves anything."""
+    rules = get_rules(variant, {"takeback": takeback})
+    rng = random.Random(seed)
+    layout = (deadlock_candidate(rules, rng, 6, stock_share=0.5) if deadlock
+              else endgame(rules, rng, left, stock_share=0.8))
+    plain = solve(rules, layout=layout, algorithm="dfs", max_nodes=1_000_000)
+    assume(plain.status != "unknown")
+    out = engine.BeamStronger(engine.Position(rules, layout, cuts=ALL_CUTS), engine.Memory(1 << 30)).advance(
+        400_000, None)
+    assert out.status in ("solved", "unknown")
+    if out.status == "solved":
+        assert plain.status == "solved"
+        assert replay(rules, layout, out.tokens).won
+
+
+@pytest.mark.parametrize("variant", ["easy-harp", "harp", "big-harp", "endless-harp", "bakers-game", "klondike-1",
+                                     "klondike-3"])
+def test_the_beam_schedule_adds_the_stronger_game_where_passes_are_unlimited(variant):
+    """``--algorithm beam``: the dead-end test, the game's own beams, and where the stock has no
+    pass limit the stronger game's beams beside them, an equal share each round."""
+    rules = get_rules(variant)
+    pos = engine.Position(rules, deal_layout(rules, 1), cuts=ALL_CUTS)
+    rows = [(e.engine, e.weight) for e in engine.BEAM.entries if e.applies(pos)]
+    want = [("dead-end", 0.0), ("beam", 1.0)]
+    if rules.passes == 0 and rules.draw > 0:
+        want.append(("beam-stronger", 1.0))
+    assert rows == want

@@ -239,6 +239,31 @@ def runs(sets=SETS):
 # rules field (``aggressive_for``).  (The game without take-back, tried the same way as a
 # stronger game whose lines are lines of this one: big-harp 0.789 alone, no better with the
 # rule; harp 3.49.)
+# Solutions through a stronger game (the ``beam-stronger`` row of the beam schedule,
+# search/engine.py ``BeamStronger``), the mirror of the proofs through weaker games
+# (search/relax.py): a game that allows fewer moves than the real one, every one of them a move
+# of the real game (``relax._includes``), has lines that are lines of the real game, the same
+# tokens from the same layout; its win is the real game's, replayed there by the solver like
+# any other.  Where the stock has no pass limit (endless-harp, klondike) that game is the same
+# one with STRONGER_PASSES passes: endless-harp's is big-harp.  Beams of it take the stock in
+# another way -- every card passed by may never come out again, so they weigh the talon
+# (STOCK_SETS), keep lines apart by recycles used and end the runs that stall -- and win deals
+# the real game's own beams lose: endless-harp 90511 and 364958, won by big-harp's beams and
+# left unknown after 200 000 000 and 40 000 000 nodes of endless-harp's (forty-second session,
+# benchmarks/README.md).  Solutions only: the stronger game losing says nothing.
+STRONGER_PASSES = 3
+
+
+def stronger_game(rules):
+    """The game whose beams the ``beam-stronger`` row runs: ``rules`` with STRONGER_PASSES passes
+    where the stock has no pass limit; None where it has one or there is no stock."""
+    from ..rules import with_overrides
+
+    if rules.passes != 0 or rules.draw == 0:
+        return None
+    return with_overrides(rules, {"passes": STRONGER_PASSES})
+
+
 def aggressive_for(rules) -> bool:
     """Do the beams of a game use movegen's aggressive rule?  Where runs move."""
     return rules.column_moves == "runs"

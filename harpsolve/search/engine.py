@@ -664,6 +664,37 @@ class Beam(_RunByRun):
         return None
 
 
+class BeamStronger(Beam):
+    """The Beam engine's runs over a stronger game (``beam.stronger_game``: a pass limit where
+    the real game has none), whose lines are lines of the real game: a win found there is
+    returned as the real game's tokens, which the solver replays in the real game's reference
+    engine like every solution.  Solutions only; the engine it decided with names the game
+    (``beam-stronger w64.8 in endless-harp[passes=3]``)."""
+
+    name = "beam-stronger"
+
+    @staticmethod
+    def applies(pos):
+        from . import beam
+
+        return _with_cuts(pos) and beam.stronger_game(pos.rules) is not None
+
+    def __init__(self, pos, memory):
+        from . import beam
+
+        game = beam.stronger_game(pos.rules)
+        # the same layout and switches, packed and searched under the stronger game's rules:
+        # the root, the runs' kernel vectors and the tokens of a found line are all that game's
+        super().__init__(Position(game, pos.layout, heuristic=pos.heuristic, auto=pos.auto, prune=pos.prune,
+                                  cuts=pos.cuts, shortcut=pos.shortcut), memory)
+
+    def _verdict(self, status, why):
+        out = super()._verdict(status, why)
+        if out is not None:
+            out.engine = f"{self.name} {out.engine.split(' ', 1)[1]} in {self.pos.rules.label}"
+        return out
+
+
 class DeadEnd(Engine):
     """The delete-relaxation dead-end test at the root (search/relax.py, proof there): linear
     time, one node; a card that can never reach its foundation proves the deal unsolvable."""
@@ -770,8 +801,8 @@ class _DfsSub(_DfsEngine):
         return self._p
 
 
-ENGINES = {e.name: e for e in (DeadEnd, Dfs, FastDfs, Climb, WAStar, Afree, AfreeOther, AfreeBoth, Restarts, Beam, Relax,
-                               RelaxDfs, Rollout)}
+ENGINES = {e.name: e for e in (DeadEnd, Dfs, FastDfs, Climb, WAStar, Afree, AfreeOther, AfreeBoth, Restarts, Beam,
+                               BeamStronger, Relax, RelaxDfs, Rollout)}
 
 # ---- the schedules -----------------------------------------------------------------------
 # The portfolio (algorithm "portfolio", the default).  Rows whose engine does not apply to
@@ -970,7 +1001,8 @@ ROLLOUT = Schedule("rollout", "rounds", (Entry("rollout", SOLUTIONS, 0.0, ROLLOU
 # as a retry of the deals the portfolio leaves unknown they find what it misses: on the 98
 # endless-harp deals of 1-999 999 that the portfolio left unknown at 2 000 000 nodes, beams
 # of widths 16-4 096 won 71 (benchmarks/bench_beam.py, eighteenth session).
-BEAM = Schedule("beam", "rounds", (Entry("dead-end", PROOFS, 0.0, 1), Entry("beam", SOLUTIONS, 1.0)))
+BEAM = Schedule("beam", "rounds", (Entry("dead-end", PROOFS, 0.0, 1), Entry("beam", SOLUTIONS, 1.0),
+                                   Entry("beam-stronger", SOLUTIONS, 1.0)))
 SCHEDULES = {s.name: s for s in (PORTFOLIO, CLIMB, DFS, ROLLOUT, BEAM)}
 
 
