@@ -3,6 +3,7 @@
     python benchmarks/bench_ab.py easy-harp 1-1200 --a 7c604c0 --b HEAD
     python benchmarks/bench_ab.py harp 1-600/2 --a main --b /path/to/other/checkout --max-nodes 2000000
     python benchmarks/bench_ab.py harp 1-40 --a e11233c --b HEAD --kernel beam --width 64   # ns a child
+    python benchmarks/bench_ab.py endless-harp 1-100000/500 --a cd104f3 --b HEAD --algorithm beam
 
 This machine's speed drifts by a quarter within half an hour (benchmarks/README.md, twentieth
 session), more than most changes are worth, so two versions timed one after the other are
@@ -50,14 +51,15 @@ from harpsolve.deals import deal_layout
 from harpsolve.rules import get_rules
 from harpsolve.solver import solve, warm_up
 kw = {"max_nodes": int(sys.argv[2])} if sys.argv[2] != "-" else {}
+algorithm = sys.argv[3]
 warm = set()
 print("ready", flush=True)
 for line in sys.stdin:
     variant, deal = line.split()
     if variant not in warm:  # every engine's kernels loaded (or compiled) before any clock
         warm.add(variant)
-        warm_up(get_rules(variant), deal_layout(get_rules(variant), int(deal)))
-    r = solve(variant, int(deal), verify=True, polish=False, **kw)
+        warm_up(get_rules(variant), deal_layout(get_rules(variant), int(deal)), algorithm=algorithm)
+    r = solve(variant, int(deal), verify=True, polish=False, algorithm=algorithm, **kw)
     print(deal, r.status, r.nodes, repr(r.seconds), (r.engine or "-").replace(" ", "_"), flush=True)
 """
 
@@ -112,9 +114,10 @@ def checkout(ref: str, tmp: str) -> tuple[str, bool]:
 
 
 class Version:
-    def __init__(self, label: str, path: str, max_nodes, worker: str = WORKER):
+    def __init__(self, label: str, path: str, max_nodes, worker: str = WORKER, algorithm: str = "portfolio"):
         self.label, self.path, self.rows = label, path, []
-        self.proc = subprocess.Popen([sys.executable, "-c", worker, path, str(max_nodes) if max_nodes is not None else "-"],
+        self.proc = subprocess.Popen([sys.executable, "-c", worker, path, str(max_nodes) if max_nodes is not None else "-",
+                                      algorithm],
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1,
                                      cwd=tempfile.gettempdir())
         line = self.proc.stdout.readline().strip()
@@ -199,6 +202,8 @@ def main(argv=None) -> int:
     ap.add_argument("--a", default="HEAD", help="revision or checkout path of version A [HEAD]")
     ap.add_argument("--b", default=".", help="revision or checkout path of version B [this checkout]")
     ap.add_argument("--max-nodes", type=int, default=None, help="node budget per deal [the solver's]")
+    ap.add_argument("--algorithm", default="portfolio",
+                    help="the solver's algorithm in both versions (solve's, e.g. beam) [portfolio]")
     ap.add_argument("--warm", type=int, default=3, help="deals solved by both before the clock [3]")
     ap.add_argument("--kernel", choices=("beam", "dfs"), default=None,
                     help="time one kernel instead of the solver: nanoseconds a child (see KERNEL_WORKER)")
@@ -215,7 +220,7 @@ def main(argv=None) -> int:
             if new:
                 made.append(path)
             versions.append(Version(f"{label} {os.path.basename(path) if not new else ref}"[:10], path, args.max_nodes,
-                                    KERNEL_WORKER if args.kernel else WORKER))
+                                    KERNEL_WORKER if args.kernel else WORKER, args.algorithm))
         if args.kernel:
             lines, status = compare_kernel(args.variant, deals, *versions, args.kernel, args.width,
                                            args.kernel_nodes, args.repeats)
