@@ -80,7 +80,8 @@ TABLE = (
            older=None),
     Column("layout_hash", "string",
            "`--layouts` rows: 16 hex digits of the SHA-256 of the layout's canonical JSON", older=None),
-    Column("engine", "string", "the engine that decided (`afree`, `restarts r2.3`, `beam w64.3`, `climb 1`, `dfs`, "
+    Column("engine", "string", "the engine that decided (`afree`, `restarts r2.3`, `beam w64.3`, "
+           "`beam-stronger w4096.9 in endless-harp[passes=3]`, `climb 1`, `dfs`, "
            "`wastar`, `dead-end`, `relax (afree)`…)", since=2, older=None),
     Column("proof", "string", "for `unsolvable`, the proof: `exhausted` (a complete depth-first search), "
            "`exhausted: arrangement-free`, `relaxed: draw=1` (unsolvable in that weaker game), "
