@@ -2,6 +2,7 @@
 arrays change nothing, and in the portfolio it is a solutions-only row."""
 from __future__ import annotations
 
+import itertools
 import random
 
 import pytest
@@ -509,57 +510,94 @@ def test_the_aggressive_rule_has_splits_to_drop():
     assert sum(aggressive_walk("big-harp", 21 + k, k, 60) for k in range(3)) > 0
 
 
-# ---- solutions through a stronger game (beam.stronger_game, engine.BeamStronger) ----------
+# ---- solutions through stronger games (beam.stronger_games, engine.BeamStronger) ----------
 @pytest.mark.parametrize("variant", ["easy-harp", "harp", "big-harp", "endless-harp", "bakers-game", "klondike-1",
                                      "klondike-3"])
-def test_the_stronger_game_is_the_game_with_a_pass_limit(variant):
-    """``stronger_game``: where the stock has no pass limit, the same game with STRONGER_PASSES
-    passes and nothing else changed -- a game every move of which the real game allows
-    (relax._includes), and which the weaker-game row "passes=0" (whose every move is checked
-    on random positions in tests/test_relax.py) turns back into the real game; None where
-    there is a limit already or no stock.  endless-harp's is big-harp's rules."""
+def test_the_stronger_games_are_the_game_with_the_family_s_pass_limits(variant):
+    """``stronger_games``: where the stock has no pass limit, the same game with each of
+    STRONGER_PASSES passes and nothing else changed -- games every move of which the real game
+    allows (relax._includes), and which the weaker-game row "passes=0" (whose every move is
+    checked on random positions in tests/test_relax.py) turns back into the real game; none
+    where there is a limit already or no stock.  endless-harp's first is big-harp's rules."""
     from harpsolve.rules import RULE_FIELDS
     from harpsolve.search import relax
 
     rules = get_rules(variant)
-    game = beam.stronger_game(rules)
+    games = beam.stronger_games(rules)
     if rules.passes != 0 or rules.draw == 0:
-        assert game is None
+        assert games == []
         return
-    assert game.passes == beam.STRONGER_PASSES
-    assert [f for f in RULE_FIELDS if getattr(game, f) != getattr(rules, f)] == ["passes"]
-    assert relax._includes(rules, game) and not relax._includes(game, rules)
-    back = [row.relax(game) for row in relax.RELAXATIONS if row.changes == (("passes", 0),)]
-    assert [g.as_dict() for g in back] == [rules.as_dict()]
+    assert [g.passes for g in games] == list(beam.STRONGER_PASSES) and all(n > 0 for n in beam.STRONGER_PASSES)
+    for game in games:
+        assert [f for f in RULE_FIELDS if getattr(game, f) != getattr(rules, f)] == ["passes"]
+        assert relax._includes(rules, game) and not relax._includes(game, rules)
+        back = [row.relax(game) for row in relax.RELAXATIONS if row.changes == (("passes", 0),)]
+        assert [g.as_dict() for g in back] == [rules.as_dict()]
     if variant == "endless-harp":
         big = get_rules("big-harp")
-        assert all(getattr(game, f) == getattr(big, f) for f in RULE_FIELDS)
+        assert all(getattr(games[0], f) == getattr(big, f) for f in RULE_FIELDS)
 
 
-def test_the_stronger_beam_row_searches_the_stronger_game_and_its_wins_replay_in_both():
-    """engine.BeamStronger: its runs' kernel vectors are the stronger game's (its pass limit),
-    and a win it finds is a line of both games, replayed in each reference engine, named with
-    the game it was found in.  In games with a pass limit the row does not apply."""
+def test_the_stronger_row_runs_each_width_and_set_in_each_game():
+    """engine.BeamStronger's runs: each (width, weight set) of the stronger games' runs, once in
+    each game, the kernel vector that game's (its pass limit)."""
     from harpsolve.state import P_PASSES
 
-    won = 0
-    for k, variant in enumerate(["endless-harp", "klondike-3", "klondike-1"] * 3):
+    rules = get_rules("endless-harp")
+    pos = engine.Position(rules, deal_layout(rules, 1), cuts=ALL_CUTS)
+    eng = engine.BeamStronger(pos, engine.Memory(1 << 30))
+    k = len(beam.STRONGER_PASSES)
+    want = [r for r in itertools.islice(beam.runs_for(beam.stronger_games(rules)[0]), 4) for _ in range(k)]
+    got = []
+    for width, ws, _ in want:
+        eng._next()
+        name, p, cap, s = eng.cur
+        assert name == f"beam-stronger w{width}.{ws}" and cap == beam.RUN_NODES * width and s.width == width
+        got.append(int(p[P_PASSES]))
+        assert eng.game.rules.passes == got[-1]
+    assert got == list(beam.STRONGER_PASSES) * 4
+
+
+class _Ended:
+    """A run that ended with every line dead and none dropped (BeamStronger._verdict)."""
+    dropped = 0
+
+
+def test_a_stronger_game_whose_beam_drops_nothing_is_left_and_the_others_go_on():
+    """A beam of one stronger game that ends with nothing dropped has made every position that
+    game reaches: that game is left, and the row is done only when every game is."""
+    rules = get_rules("klondike-3")
+    eng = engine.BeamStronger(engine.Position(rules, deal_layout(rules, 1), cuts=ALL_CUTS), engine.Memory(1 << 30))
+    left = list(eng.games)
+    for g in left:
+        eng._next()
+        while eng.game is not g:
+            eng._next()
+        name, p, cap, _ = eng.cur
+        eng.cur = (name, p, cap, _Ended())
+        assert eng._verdict("ended", "empty") is None
+        assert g not in eng.games and all(q[0] is not g for q in eng.queue)
+        assert eng.done == (not eng.games)
+    assert eng.done
+
+
+def test_the_stronger_row_s_wins_replay_in_both_games():
+    """A win of the stronger row is a line of both games, replayed in each reference engine,
+    named with the game it was found in.  In games with a pass limit the row does not apply."""
+    won = set()
+    for k, variant in enumerate(["endless-harp", "klondike-3", "klondike-1", "easy-harp"] * 3):
         rules = get_rules(variant)
-        game = beam.stronger_game(rules)
         layout = endgame(rules, random.Random(900 + k), 34, stock_share=0.8)
         pos = engine.Position(rules, layout, cuts=ALL_CUTS)
         assert engine.BeamStronger.applies(pos)
-        eng = engine.BeamStronger(pos, engine.Memory(1 << 30))
-        eng._next()
-        assert eng.cur[1][P_PASSES] == beam.STRONGER_PASSES and eng.pos.rules == game
-        eng.cur = None
-        out = eng.advance(300_000, None)
+        out = engine.BeamStronger(pos, engine.Memory(1 << 30)).advance(300_000, None)
         assert out.status in ("solved", "unknown") and out.proof is None
         if out.status == "solved":
-            won += 1
-            assert out.engine.startswith("beam-stronger w") and out.engine.endswith(f" in {game.label}")
+            game = next(g for g in beam.stronger_games(rules) if out.engine.endswith(f" in {g.label}"))
+            won.add(game.passes)
+            assert out.engine.startswith("beam-stronger w")
             assert replay(rules, layout, out.tokens).won and replay(game, layout, out.tokens).won
-    assert won >= 4, "too few wins to check anything"
+    assert won, "no win to check anything"
     for variant in ("big-harp", "harp", "bakers-game"):
         rules = get_rules(variant)
         assert not engine.BeamStronger.applies(engine.Position(rules, deal_layout(rules, 1), cuts=ALL_CUTS))

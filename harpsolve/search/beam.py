@@ -239,29 +239,35 @@ def runs(sets=SETS):
 # rules field (``aggressive_for``).  (The game without take-back, tried the same way as a
 # stronger game whose lines are lines of this one: big-harp 0.789 alone, no better with the
 # rule; harp 3.49.)
-# Solutions through a stronger game (the ``beam-stronger`` row of the beam schedule,
+# Solutions through stronger games (the ``beam-stronger`` row of the beam schedule,
 # search/engine.py ``BeamStronger``), the mirror of the proofs through weaker games
 # (search/relax.py): a game that allows fewer moves than the real one, every one of them a move
 # of the real game (``relax._includes``), has lines that are lines of the real game, the same
 # tokens from the same layout; its win is the real game's, replayed there by the solver like
-# any other.  Where the stock has no pass limit (endless-harp, klondike) that game is the same
-# one with STRONGER_PASSES passes: endless-harp's is big-harp.  Beams of it take the stock in
-# another way -- every card passed by may never come out again, so they weigh the talon
-# (STOCK_SETS), keep lines apart by recycles used and end the runs that stall -- and win deals
-# the real game's own beams lose: endless-harp 90511 and 364958, won by big-harp's beams and
-# left unknown after 200 000 000 and 40 000 000 nodes of endless-harp's (forty-second session,
-# benchmarks/README.md).  Solutions only: the stronger game losing says nothing.
-STRONGER_PASSES = 3
+# any other.  Where the stock has no pass limit (endless-harp, easy-harp, klondike) those games
+# are the same one with the family's pass limits, STRONGER_PASSES: big-harp's 3 and harp's 4
+# (endless-harp with 3 passes is big-harp).  Beams of them take the stock in another way --
+# a card passed by may never come out again, so the beams keep lines apart by recycles used
+# and, under draw 3, weigh the talon (STOCK_SETS) and end the runs that stall -- and win deals
+# the real game's own beams lose.  Forty-second session (benchmarks/README.md), the Beam engine
+# alone on the overridden rules at 40 000 000 nodes, on the deals the tables had left unknown
+# after 50 000 000 (easy-harp) and 200 000 000 (endless-harp 90511) nodes of their own beams:
+# 3 passes won easy-harp 110376 (16 M nodes), 238854 (25 M) and 327018 (0.4 M) and endless-
+# harp 90511 (15 M); 4 passes easy-harp 110376 (0.4 M), 150333 (10.7 M), 327018 (0.5 M) and
+# 90511 (15 M); 2 and 5 passes nothing more (320948 and 772686 lost in all four).  Solutions
+# only: a stronger game losing says nothing.
+STRONGER_PASSES = (3, 4)
 
 
-def stronger_game(rules):
-    """The game whose beams the ``beam-stronger`` row runs: ``rules`` with STRONGER_PASSES passes
-    where the stock has no pass limit; None where it has one or there is no stock."""
+def stronger_games(rules) -> list:
+    """The games whose beams the ``beam-stronger`` row runs: ``rules`` with each of
+    STRONGER_PASSES passes where the stock has no pass limit; none where it has one or there is
+    no stock."""
     from ..rules import with_overrides
 
     if rules.passes != 0 or rules.draw == 0:
-        return None
-    return with_overrides(rules, {"passes": STRONGER_PASSES})
+        return []
+    return [with_overrides(rules, {"passes": n}) for n in STRONGER_PASSES]
 
 
 def aggressive_for(rules) -> bool:

@@ -626,7 +626,8 @@ class Restarts(_RunByRun):
 class Beam(_RunByRun):
     """Beam searches (search/beam.py), resumable run by run: the game's weight sets
     (``beam.runs_for``) in turn, the width growing fourfold every round; solutions only (a
-    beam drops lines)."""
+    beam drops lines).  ``self.game`` is the position the current run searches: ``pos``
+    itself here, a stronger game's in BeamStronger."""
 
     name = "beam"
     applies = staticmethod(_with_cuts)
@@ -635,15 +636,20 @@ class Beam(_RunByRun):
         from . import beam
 
         super().__init__(pos, memory)
+        self.game = pos
         self.runs = beam.runs_for(pos.rules)
 
     def _next(self):
+        width, ws, rnd = next(self.runs)
+        self._start(width, ws, rnd)
+        return True
+
+    def _start(self, width, ws, rnd):
         from . import beam
 
-        width, ws, rnd = next(self.runs)
-        s = beam.new_run(self.pos.rules, self.pos.root, width, ws, rnd, cuts=self.pos.cuts)
-        self.cur = (f"beam w{width}.{ws}", s.p, beam.RUN_NODES * width, s)
-        return True
+        g = self.game
+        s = beam.new_run(g.rules, g.root, width, ws, rnd, cuts=g.cuts)
+        self.cur = (f"{self.name} w{width}.{ws}", s.p, beam.RUN_NODES * width, s)
 
     def _verdict(self, status, why):
         name, p, _, s = self.cur
@@ -655,21 +661,25 @@ class Beam(_RunByRun):
             # earlier one but the next: one move from position i to position j > i + 1 would
             # have made j's position at depth i + 1, and j could not have been kept at depth j.
             # (tests/test_beam.py checks that the shortcut leaves beam lines alone.)
-            return Outcome("solved", name, tokens=self.pos.tokens(s.line(), p, cut=False), nodes=s.nodes,
+            return Outcome("solved", name, tokens=self.game.tokens(s.line(), p, cut=False), nodes=s.nodes,
                            states=s.states, max_depth=s.depth)
         if why == "empty" and not s.dropped:
             # every line ended and none was left out: the beam made every reachable position,
             # and so would every wider one (solutions only: still no verdict)
-            self.done = True
+            self._exhausted()
         return None
+
+    def _exhausted(self):
+        self.done = True
 
 
 class BeamStronger(Beam):
-    """The Beam engine's runs over a stronger game (``beam.stronger_game``: a pass limit where
-    the real game has none), whose lines are lines of the real game: a win found there is
-    returned as the real game's tokens, which the solver replays in the real game's reference
-    engine like every solution.  Solutions only; the engine it decided with names the game
-    (``beam-stronger w64.8 in endless-harp[passes=3]``)."""
+    """The Beam engine's runs over stronger games (``beam.stronger_games``: the pass limits of
+    the family where the real game has none), whose lines are lines of the real game: a win
+    found in one is returned as its tokens, which the solver replays in the real game's
+    reference engine like every solution.  Each (width, weight set) of the runs is run in each
+    game in turn.  Solutions only; the engine it decided with names the game
+    (``beam-stronger w4096.9 in endless-harp[passes=3]``)."""
 
     name = "beam-stronger"
 
@@ -677,22 +687,41 @@ class BeamStronger(Beam):
     def applies(pos):
         from . import beam
 
-        return _with_cuts(pos) and beam.stronger_game(pos.rules) is not None
+        return _with_cuts(pos) and bool(beam.stronger_games(pos.rules))
 
     def __init__(self, pos, memory):
         from . import beam
 
-        game = beam.stronger_game(pos.rules)
-        # the same layout and switches, packed and searched under the stronger game's rules:
+        super().__init__(pos, memory)
+        # the same layout and switches, packed and searched under each stronger game's rules:
         # the root, the runs' kernel vectors and the tokens of a found line are all that game's
-        super().__init__(Position(game, pos.layout, heuristic=pos.heuristic, auto=pos.auto, prune=pos.prune,
-                                  cuts=pos.cuts, shortcut=pos.shortcut), memory)
+        self.games = [Position(g, pos.layout, heuristic=pos.heuristic, auto=pos.auto, prune=pos.prune,
+                               cuts=pos.cuts, shortcut=pos.shortcut) for g in beam.stronger_games(pos.rules)]
+        # the stronger games differ in their pass limit only, so their runs are the same ones
+        # (beam.runs_for reads draw and whether there is a limit)
+        self.runs = beam.runs_for(self.games[0].rules)
+        self.queue = []
+
+    def _next(self):
+        if not self.queue:
+            width, ws, rnd = next(self.runs)
+            self.queue = [(g, width, ws, rnd) for g in self.games]
+        self.game, width, ws, rnd = self.queue.pop(0)
+        self._start(width, ws, rnd)
+        return True
 
     def _verdict(self, status, why):
         out = super()._verdict(status, why)
         if out is not None:
-            out.engine = f"{self.name} {out.engine.split(' ', 1)[1]} in {self.pos.rules.label}"
+            out.engine = f"{out.engine} in {self.game.rules.label}"
         return out
+
+    def _exhausted(self):
+        # this game's beam made every position it reaches without a win: no wider beam of it
+        # can win; the other games go on
+        self.games.remove(self.game)
+        self.queue = [q for q in self.queue if q[0] is not self.game]
+        self.done = not self.games
 
 
 class DeadEnd(Engine):
@@ -1001,21 +1030,22 @@ ROLLOUT = Schedule("rollout", "rounds", (Entry("rollout", SOLUTIONS, 0.0, ROLLOU
 # as a retry of the deals the portfolio leaves unknown they find what it misses: on the 98
 # endless-harp deals of 1-999 999 that the portfolio left unknown at 2 000 000 nodes, beams
 # of widths 16-4 096 won 71 (benchmarks/bench_beam.py, eighteenth session).
-# Where the stock has no pass limit, a second row runs the same beams in a stronger game, the
-# game with a pass limit (``beam-stronger``: beam.stronger_game), an equal share from the fourth
-# round (round 3) on: the deals won in the first rounds (most of them, by beams of 4 and 16)
-# do not pay for it.  Forty-second session, `benchmarks/bench_ab.py endless-harp 1-100000/500
-# --a cd104f3 --b . --algorithm beam --max-nodes 20000000` (200 deals), mean nodes 8 521 ->
-# 10 137 with the row from round 0, median 2.5 -> 3.9 ms; from round 3 7 246, from round 5
-# 7 561, from round 7 8 521 (the row never reached); the stronger game wins some deals sooner.
-# On the 40 endless-harp deals its own beams had won at 2-37 M nodes (an unfair sample: chosen
-# by the old schedule's wins) mean 1.25, and 560406 (won at 36 M before) unknown at 40 M: the
-# row halves the own beams' share.  What it buys is the deals their own beams lose: endless-
-# harp 90511 (unknown after 200 M nodes of its own beams) won in 31 M, easy-harp 110376,
-# 238854 and 327018 (unknown after 50 M) won by easy-harp[passes=3]'s beams alone in 16 M,
-# 25 M and 0.4 M.
+# Where the stock has no pass limit, a second row runs the same beams in stronger games, the
+# game with the family's pass limits (``beam-stronger``: beam.stronger_games), an equal share
+# from the sixth round (round 5) on: the deals won in the first rounds (most of them, by beams
+# of 4 and 16) do not pay for it.  Forty-second session, `benchmarks/bench_ab.py V
+# 1-100000/500 --a cd104f3 --b . --algorithm beam --max-nodes 20000000` (200 deals; the
+# nodes, as the times were taken beside a sweep): with the 3-pass game alone, endless-harp
+# mean nodes 8 521 -> 10 137 with the row from round 0 (median 2.5 -> 3.9 ms), 7 246 from
+# round 3, 7 561 from round 5, 8 521 from round 7 (never reached) -- the stronger game wins
+# some deals sooner; with the 3- and 4-pass games, from round 3 / 4 / 5: endless-harp 7 052 /
+# 7 087 / 7 563, easy-harp 18 301 -> 23 250 / 21 349 / 19 716.  On the 40 endless-harp deals
+# its own beams had won at 2-37 M nodes (an unfair sample: chosen by the old schedule's wins;
+# the 3-pass game from round 3) mean 1.25, and 560406 (won at 36 M before) unknown at 40 M:
+# the row halves the own beams' share.  What it buys is the deals their own beams lose
+# (beam.STRONGER_PASSES): endless-harp 90511, easy-harp 110376, 150333, 238854 and 327018.
 BEAM = Schedule("beam", "rounds", (Entry("dead-end", PROOFS, 0.0, 1), Entry("beam", SOLUTIONS, 1.0),
-                                   Entry("beam-stronger", SOLUTIONS, 1.0, first_round=3)))
+                                   Entry("beam-stronger", SOLUTIONS, 1.0, first_round=5)))
 SCHEDULES = {s.name: s for s in (PORTFOLIO, CLIMB, DFS, ROLLOUT, BEAM)}
 
 
