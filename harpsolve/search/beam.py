@@ -239,6 +239,26 @@ def runs(sets=SETS):
 # rules field (``aggressive_for``).  (The game without take-back, tried the same way as a
 # stronger game whose lines are lines of this one: big-harp 0.789 alone, no better with the
 # rule; harp 3.49.)
+def aggressive_for(rules) -> bool:
+    """Do the beams of a game use movegen's aggressive rule?  Where runs move."""
+    return rules.column_moves == "runs"
+
+
+def run_params(rules, ws: int, rnd: int, cuts: int = ALL_CUTS) -> np.ndarray:
+    """The kernel vector of a beam run: weight set ``ws`` of round ``rnd``
+    (restarts.run_params), with the aggressive rule where ``aggressive_for``."""
+    from . import restarts
+
+    return restarts.run_params(rules, ws, rnd, streamlined=False, cuts=cuts, aggressive=aggressive_for(rules))
+
+
+def new_run(rules, root, width: int, ws: int, rnd: int, cuts: int = ALL_CUTS) -> "BeamSearch":
+    """One of the engine's runs (search/engine.py, Beam) from the packed ``root``: a beam of
+    ``width`` under ``run_params`` with the game's stall rule (``stall_for``); its kernel
+    vector is the search's ``p``."""
+    return BeamSearch(root, run_params(rules, ws, rnd, cuts), width, stall=stall_for(rules))
+
+
 # Solutions through stronger games (the ``beam-stronger`` row of the beam schedule,
 # search/engine.py ``BeamStronger``), the mirror of the proofs through weaker games
 # (search/relax.py): a game that allows fewer moves than the real one, every one of them a move
@@ -265,29 +285,9 @@ def stronger_games(rules) -> list:
     no stock."""
     from ..rules import with_overrides
 
-    if rules.passes != 0 or rules.draw == 0:
+    if not rules.unlimited_passes or rules.draw == 0:
         return []
     return [with_overrides(rules, {"passes": n}) for n in STRONGER_PASSES]
-
-
-def aggressive_for(rules) -> bool:
-    """Do the beams of a game use movegen's aggressive rule?  Where runs move."""
-    return rules.column_moves == "runs"
-
-
-def run_params(rules, ws: int, rnd: int, cuts: int = ALL_CUTS) -> np.ndarray:
-    """The kernel vector of a beam run: weight set ``ws`` of round ``rnd``
-    (restarts.run_params), with the aggressive rule where ``aggressive_for``."""
-    from . import restarts
-
-    return restarts.run_params(rules, ws, rnd, streamlined=False, cuts=cuts, aggressive=aggressive_for(rules))
-
-
-def new_run(rules, root, width: int, ws: int, rnd: int, cuts: int = ALL_CUTS) -> "BeamSearch":
-    """One of the engine's runs (search/engine.py, Beam) from the packed ``root``: a beam of
-    ``width`` under ``run_params`` with the game's stall rule (``stall_for``); its kernel
-    vector is the search's ``p``."""
-    return BeamSearch(root, run_params(rules, ws, rnd, cuts), width, stall=stall_for(rules))
 
 
 @njit(**JIT_NORC)
