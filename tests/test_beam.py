@@ -627,12 +627,13 @@ def test_the_stronger_beam_row_agrees_with_the_complete_search(variant, seed, le
 @pytest.mark.parametrize("variant", ["easy-harp", "harp", "big-harp", "endless-harp", "bakers-game", "klondike-1",
                                      "klondike-3"])
 def test_the_beam_schedule_adds_the_stronger_game_where_passes_are_unlimited(variant):
-    """``--algorithm beam``: the dead-end test, the game's own beams, and where the stock has no
-    pass limit the stronger game's beams beside them, an equal share each round."""
+    """``--algorithm beam``: the dead-end test, the lock test where empty columns take kings
+    only and there are no cells, the game's own beams, and where the stock has no pass limit
+    the stronger game's beams beside them, an equal share each round."""
     rules = get_rules(variant)
     pos = engine.Position(rules, deal_layout(rules, 1), cuts=ALL_CUTS)
     rows = [(e.engine, e.weight) for e in engine.BEAM.entries if e.applies(pos)]
-    want = [("dead-end", 0.0), ("beam", 1.0)]
+    want = [("dead-end", 0.0)] + ([("lock", 0.0)] if rules.empty == "king" and not rules.cells else []) + [("beam", 1.0)]
     if rules.passes == 0 and rules.draw > 0:
         want.append(("beam-stronger", 1.0))
     assert rows == want

@@ -275,11 +275,12 @@ def test_portfolio_rows_sim_replays_every_row(tmp_path, capsys):
     bench = _script("bench_portfolio_sim")
     runs = tmp_path / "rows.jsonl"
     assert bench.main(["collect-rows", "klondike-3", "1-8/2", "--out", str(runs), "--cap", "200000"]) == 0
+    beam = next(i for i, e in enumerate(engine.PORTFOLIO.entries) if e.engine == "beam")
     assert bench.main(["replay-rows", str(runs), "--variant", "klondike-3", "--budget", "200000",
-                       "--check", "4", "--set", "3=32"]) == 0
+                       "--check", "4", "--set", f"{beam}=32"]) == 0
     out = capsys.readouterr().out
     assert "check: 4 of 4 deals reproduced" in out
-    assert "3=32: mean" in out
+    assert f"{beam}=32: mean" in out
     climb = next(i for i, e in enumerate(engine.PORTFOLIO.entries) if e.engine == "climb")
     with pytest.raises(SystemExit):
         bench.main(["replay-rows", str(runs), "--variant", "klondike-3", "--set", f"{climb}=2"])

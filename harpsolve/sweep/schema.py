@@ -82,10 +82,10 @@ TABLE = (
            "`--layouts` rows: 16 hex digits of the SHA-256 of the layout's canonical JSON", older=None),
     Column("engine", "string", "the engine that decided (`afree`, `restarts r2.3`, `beam w64.3`, "
            "`beam-stronger w4096.9 in endless-harp[passes=3]`, `climb 1`, `dfs`, "
-           "`wastar`, `dead-end`, `relax (afree)`…)", since=2, older=None),
+           "`wastar`, `dead-end`, `lock`, `relax (afree)`…)", since=2, older=None),
     Column("proof", "string", "for `unsolvable`, the proof: `exhausted` (a complete depth-first search), "
            "`exhausted: arrangement-free`, `relaxed: draw=1` (unsolvable in that weaker game), "
-           "`dead end: 7C`; null otherwise", since=2, older=None),
+           "`dead end: 7C`, `lock: JD JH`; null otherwise", since=2, older=None),
     Column("policy", "string", "`sweep --play` rows: the player and its settings (`hop-action samples=10 "
            "max_nodes=2000 seed=0 max_moves=5000`, ` scout=1` at the end when the scout is on, ` boost=N` when "
            "not the default 16, ` widen=N` when not 0); null in the "
