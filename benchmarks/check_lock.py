@@ -36,6 +36,7 @@ def _chunk(args):
 def main(argv=None) -> int:
     sys.path.insert(0, ROOT)
     from concurrent.futures import ProcessPoolExecutor
+    from contextlib import nullcontext
 
     from harpsolve import sweep as sw
     from harpsolve.rules import VARIANTS, get_rules
@@ -45,7 +46,7 @@ def main(argv=None) -> int:
     ap.add_argument("variants", nargs="*", help="variant ids (default: every table the test applies to)")
     ap.add_argument("--results", default=os.path.join(ROOT, "results"))
     ap.add_argument("--deals", default="", help="a deal range (default: every deal of the table)")
-    ap.add_argument("-j", "--jobs", type=int, default=2)
+    ap.add_argument("-j", "--jobs", type=int, default=2, help="worker processes (1: in this process)")
     a = ap.parse_args(argv)
     names = a.variants or [n for n in VARIANTS if os.path.isdir(os.path.join(a.results, n))]
     bad = 0
@@ -58,8 +59,8 @@ def main(argv=None) -> int:
         deals = list(parse_range(a.deals)) if a.deals else sorted(int(d) for d in status.index)
         chunks = [(v, deals[i:i + 2000]) for i in range(0, len(deals), 2000)]
         found, n, secs = [], 0, 0.0
-        with ProcessPoolExecutor(a.jobs) as ex:
-            for f, k, s in ex.map(_chunk, chunks):
+        with ProcessPoolExecutor(a.jobs) if a.jobs > 1 else nullcontext() as ex:
+            for f, k, s in (ex.map if ex else map)(_chunk, chunks):
                 found += f
                 n += k
                 secs += s

@@ -323,6 +323,36 @@ def test_tables_check_orders_the_games_by_their_rules_and_flags_a_contradiction(
     assert "CONTRADICTION: deal 21 is solved in klondike-3 and proved unsolvable in klondike-1" in capsys.readouterr().out
 
 
+def test_lock_check_flags_a_locked_deal_the_table_calls_solved(tmp_path, capsys):
+    """check_lock.py against forged endless-harp tables: deal 35423 (locked) unknown in the table
+    is reported as decided, solved in it is a contradiction (exit 1); deal 1 (no lock) is
+    neither; Baker's Game is left out (cells)."""
+    from harpsolve.rules import get_rules
+    from harpsolve.search.settings import SearchSettings
+    from harpsolve.sweep import store
+    from harpsolve.sweep.schema import make_row
+
+    check = _script("check_lock")
+    rules = get_rules("endless-harp")
+
+    def table(root, status):
+        f = root / "endless-harp"
+        f.mkdir(parents=True)
+        made = [make_row(rules, d, SearchSettings(), st, engine="dfs", solution_length=9 if st == "solved" else None)
+                for d, st in ((1, "solved"), (35423, status))]
+        store.write_atomic(store.make_table(made, [], store.rules_meta(rules)), str(f))
+        return str(root)
+
+    assert check.main(["--results", table(tmp_path / "ok", "unknown"), "-j", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "endless-harp: 2 deals" in out and "fires on 1 (0 proved unsolvable in the table, 1 unknown" in out
+    assert "decided: deal 35423 (unknown in the table): lock: JD JH" in out
+    assert check.main(["--results", table(tmp_path / "bad", "solved"), "-j", "1"]) == 1
+    assert "CONTRADICTION: endless-harp deal 35423 is solved in the table" in capsys.readouterr().out
+    assert check.main(["bakers-game", "--results", str(tmp_path / "ok"), "-j", "1"]) == 0
+    assert "bakers-game: the lock test does not apply" in capsys.readouterr().out
+
+
 def test_sweep_rows_reports_what_a_folder_gained_since_a_commit(tmp_path, capsys):
     """sweep_rows.py counts as new only the rows the committed folder lacks (a file rewritten by
     a merge is not new), groups them by budget, and reports the table's best rows: a deal
