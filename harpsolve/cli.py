@@ -318,6 +318,9 @@ def _proof_text(proof) -> str:
         return f"not even winnable with the more permissive rules {proof[len('relaxed: '):]}"
     if proof.startswith("dead end: "):
         return f"{proof[len('dead end: '):]} can never reach its foundation"
+    if proof.startswith("lock: "):
+        return (f"{proof[len('lock: '):]} can leave their columns only for their foundations, "
+                "which can never reach them (a lock)")
     return proof
 
 

@@ -118,13 +118,14 @@ def _workers(n) -> str:
 
 def _proofs(g) -> dict:
     """How the unsolvable deals of ``g`` were proved: proof kind -> deals, most first.  The
-    dead ends of every card are one kind; rows written before the ``proof`` column are
-    "not recorded"."""
+    dead ends of every card are one kind, and so are the locks of every card set; rows written
+    before the ``proof`` column are "not recorded"."""
     rows = g.loc[g["status"] == "unsolvable"]
     proofs = rows["proof"] if "proof" in rows.columns else [None] * len(rows)
     out: dict[str, int] = {}
     for p in proofs:
-        kind = "not recorded" if p is None or p != p else ("dead end" if p.startswith("dead end") else p)
+        kind = "not recorded" if p is None or p != p else next(
+            (k for k in ("dead end", "lock") if p.startswith(k + ": ")), p)
         out[kind] = out.get(kind, 0) + 1
     return dict(sorted(out.items(), key=lambda kv: (-kv[1], kv[0])))
 

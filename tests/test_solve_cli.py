@@ -291,3 +291,14 @@ def test_a_layout_files_rules_are_used_or_the_clash_refused(run, tmp_path):
     assert json.loads(_stdout(res))["rules"] == {"passes": 2}  # the file's pass limit, not harp's 4
     res = run("solve", "easy-harp", "--layout", dealt, "--max-nodes", "1000")
     assert res.exit_code == 2 and "holds a harp layout, not easy-harp" in res.output
+
+
+def test_a_lock_proof_is_put_in_words_and_named_in_the_json(run):
+    """endless-harp 35423 (search/lock.py's example): exit 10, the proof in words, and the
+    proof's own text in the JSON."""
+    res = run("solve", "endless-harp", "35423")
+    assert res.exit_code == EXIT_UNSOLVABLE
+    assert _stdout(res).splitlines()[1] == ("unsolvable: JD JH can leave their columns only for their foundations, "
+                                            "which can never reach them (a lock); engine lock")
+    doc = json.loads(_stdout(run("solve", "endless-harp", "35423", "--json")))
+    assert (doc["status"], doc["engine"], doc["proof"]) == ("unsolvable", "lock", "lock: JD JH")

@@ -347,12 +347,14 @@ def test_one_worker_is_singular():
 
 
 def test_stats_count_the_proofs_of_the_unsolvable_deals(tmp_path):
-    """Dead ends of every card are one kind; rows without a proof are "not recorded"."""
-    statuses = {1: "unsolvable", 2: "unsolvable", 3: "unsolvable", 4: "unsolvable", 5: "solved", 6: "unknown"}
-    proofs = {1: "dead end: 7C", 2: "dead end: AS", 3: "exhausted: arrangement-free"}
+    """Dead ends of every card are one kind, locks of every card set another; rows without a
+    proof are "not recorded"."""
+    statuses = {1: "unsolvable", 2: "unsolvable", 3: "unsolvable", 4: "unsolvable", 5: "solved", 6: "unknown",
+                7: "unsolvable", 8: "unsolvable"}
+    proofs = {1: "dead end: 7C", 2: "dead end: AS", 3: "exhausted: arrangement-free", 7: "lock: JD JH", 8: "lock: QS"}
     write(tmp_path, statuses, variant="klondike-3", proofs=proofs)
     (g,) = st.summarize(sw.load_results([tmp_path]))
-    assert g["proofs"] == {"dead end": 2, "exhausted: arrangement-free": 1, "not recorded": 1}
+    assert g["proofs"] == {"dead end": 2, "lock": 2, "exhausted: arrangement-free": 1, "not recorded": 1}
     text = st.render([g])
-    assert "proofs    dead end 2; exhausted: arrangement-free 1; not recorded 1" in text
+    assert "proofs    dead end 2; lock 2; exhausted: arrangement-free 1; not recorded 1" in text
     assert "dead end: 2" in st.to_csv([g])
