@@ -153,15 +153,21 @@ def compare(variant: str, deals: list[int], a: Version, b: Version, warm: int = 
         first, second = (a, b) if i % 2 == 0 else (b, a)
         first.rows.append(first.solve(variant, d))
         second.rows.append(second.solve(variant, d))
+    # "decided ms": the mean over the deals the version decided; "unknown time": the share of its
+    # time spent on the deals it left unknown (each ran to the budget)
     lines = [f"{variant}, {len(deals)} deals ({deals[0]}-{deals[-1]}), interleaved deal by deal",
-             f"{'version':<10} {'median ms':>10} {'mean ms':>10} {'mean nodes':>12} {'unknown':>8}"]
+             f"{'version':<10} {'median ms':>10} {'mean ms':>10} {'mean nodes':>12} {'unknown':>8} "
+             f"{'decided ms':>11} {'unknown time':>13}"]
     means = []
     for v in (a, b):
         secs = [float(r[3]) for r in v.rows]
         means.append(statistics.mean(secs))
-        unknown = sum(r[1] == "unknown" for r in v.rows)
+        lost = [float(r[3]) for r in v.rows if r[1] == "unknown"]
+        decided = [float(r[3]) for r in v.rows if r[1] != "unknown"]
         lines.append(f"{v.label:<10} {1e3 * statistics.median(secs):>10.2f} {1e3 * means[-1]:>10.2f} "
-                     f"{statistics.mean(int(r[2]) for r in v.rows):>12,.0f} {unknown:>8}")
+                     f"{statistics.mean(int(r[2]) for r in v.rows):>12,.0f} {len(lost):>8} "
+                     f"{1e3 * statistics.mean(decided) if decided else float('nan'):>11.2f} "
+                     f"{sum(lost) / max(sum(secs), 1e-12):>12.1%}")
     lines.append(f"ratio of means B / A: {means[1] / means[0]:.3f}")
     status = 0
     for ra, rb in zip(a.rows, b.rows):

@@ -236,7 +236,7 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--variants", help="comma-separated variant ids [default: every variant]")
-    ap.add_argument("--deals", default="1-1000", help="deal range, e.g. 1-200 or 5,17,100-200 [default: 1-1000]")
+    ap.add_argument("--deals", default="1-1000", help="deal range, e.g. 1-200 or 5,17,100-200, /K for every K-th (1-100000/200) [default: 1-1000]")
     ap.add_argument("--max-nodes", type=int, default=None, help="node budget per deal [default: the solver's]")
     ap.add_argument("--out", help="write one row per deal to this Parquet file")
     ap.add_argument("--no-startup", action="store_true", help="skip the command-line start-up timings")
@@ -246,11 +246,11 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
 
     from harpsolve.rules import VARIANTS, get_rules
-    from harpsolve.sweep import parse_range
+    from harpsolve.sweep.jobs import parse_every
 
     summaries, rows = [], []
     if not args.startup_only:
-        deals = parse_range(args.deals)
+        deals = parse_every(args.deals)
         variants = args.variants.split(",") if args.variants else list(VARIANTS)
         for v in variants:
             get_rules(v)  # an unknown name fails before anything runs

@@ -220,6 +220,8 @@ def test_ab_bench_interleaves_two_checkouts_and_flags_contradictions():
     assert status == 1 and "CONTRADICTION" in lines[-1]
     lines, status = bench.compare("bakers-game", [7], Stub("A", "solved"), Stub("B", "unknown"), warm=0)
     assert status == 0 and lines[-1].startswith("deal 7: A solved")
+    # the columns: B left its one deal unknown, so all of its time went there and no deal is decided
+    assert lines[2].split()[-2:] == ["1.00", "0.0%"] and lines[3].split()[-3:] == ["1", "nan", "100.0%"]
 
 
 def test_ab_bench_times_a_kernel_in_two_checkouts():
