@@ -250,10 +250,16 @@ def main(argv=None) -> int:
 
     summaries, rows = [], []
     if not args.startup_only:
-        deals = parse_every(args.deals)
+        from harpsolve.rules import RulesError
+        from harpsolve.sweep.store import SweepError
+
         variants = args.variants.split(",") if args.variants else list(VARIANTS)
-        for v in variants:
-            get_rules(v)  # an unknown name fails before anything runs
+        try:
+            deals = parse_every(args.deals)
+            for v in variants:
+                get_rules(v)  # an unknown name fails before anything runs
+        except (SweepError, RulesError) as e:
+            ap.error(str(e))
         print(f"# harpsolve solver benchmark: deals {args.deals}, "
               f"{'default budget' if args.max_nodes is None else f'max_nodes {args.max_nodes:,}'}; "
               f"{_cpu()}, {os.cpu_count()} cores; one process, warm-up excluded", flush=True)
