@@ -44,14 +44,16 @@ The test, in general (rules with empty columns for kings only and no cells):
    foundation or on a card it builds on.  Such a base is not frozen below L (face down, or
    covered, all of W), not c (bare at t), and not the only homeable copy of a rank P needs (on
    P at t).  Each base holds one card, each foundation one card of each rank.  So for any set of
-   suits S', the displaced cards of rank j and a suit in S' need at most as many places as there
-   are such bases of those suits' bases plus foundations of a suit in S' whose ceiling passes j
-   (Hall's condition of a matching, on a family of subsets: a violation means no matching).
-   If it fails, c never goes home during W: it leaves ``homeable``, the ceilings fall, and
+   suits S', the displaced cards of rank j and a suit in S' each need a place of their own, among
+   the cards any of them builds on (less those just excluded) and the foundations of a suit in
+   S' whose ceiling passes j.  More cards than places means no such placing exists (Hall's
+   condition of a matching, checked on a family of subsets: one violation is enough).
+   Then c never goes home during W: it leaves ``homeable``, the ceilings fall, and
    step 3 runs again until nothing changes (every conclusion holds for all of W, so each round
    is sound given the ones before).
-4. If every suit of S then has a ceiling below r, no card of L ever goes home: the position is
-   lost.  The proof names the kinds of L: ``lock: JD JH``.
+4. If every suit of S then has a ceiling below r, no card of rank r in S ever goes home, W never
+   ends, and the cards of L (there is at least one) never reach their foundations: the position
+   is lost.  The proof names the kinds of L: ``lock: JD JH``.
 
 Cards already home count as homeable copies lying nowhere (no card above them), and as bases
 (take-back may bring them down): both make the test answer less often, never wrongly.  Kings are
