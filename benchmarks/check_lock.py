@@ -7,9 +7,16 @@ tables left unknown that it decides.
 
     python benchmarks/check_lock.py                       # every table the test applies to
     python benchmarks/check_lock.py endless-harp big-harp --deals 1-100000 -j 2
+    python benchmarks/check_lock.py --walks 40            # positions part-way through games
 
 The test takes a fraction of a millisecond a deal (the time per deal is printed): a whole
 table of 999 999 deals takes a few minutes on one core.
+
+``--walks N``: positions part-way through games instead of deals (random legal moves from
+deals 1..N of each game, WALK_MOVES of them, every WALK_EVERY-th position tested); each position
+the test calls lost is searched by the ``climb`` schedule (its complete depth-first search;
+no lock row) at WALK_NODES nodes.  A win there is a bug in the test (exit 1); the counts of
+confirmed losses and of unknown positions are printed.
 """
 from __future__ import annotations
 
@@ -33,6 +40,51 @@ def _chunk(args):
     return found, len(deals), time.perf_counter() - t
 
 
+WALK_MOVES, WALK_EVERY, WALK_NODES = 150, 5, 2_000_000
+
+
+def walks(variants, n: int, seed: int = 5) -> int:
+    """``--walks``: the lock test on random-walk positions, each lock searched; 1 on a win."""
+    import random
+
+    from harpsolve.deals import deal_layout
+    from harpsolve.reference import Game
+    from harpsolve.rules import get_rules
+    from harpsolve.search.lock import lock
+    from harpsolve.solver import solve
+
+    rng = random.Random(seed)
+    bad = 0
+    for v in variants:
+        rules = get_rules(v)
+        tested, found = 0, {"unsolvable": 0, "unknown": 0, "solved": 0}
+        for d in range(1, n + 1):
+            g = Game(rules, deal_layout(rules, d))
+            for step in range(WALK_MOVES):
+                moves = g.legal_moves()
+                if not moves:
+                    break
+                g.apply(rng.choice(moves))
+                if step % WALK_EVERY:
+                    continue
+                layout = g.to_layout()
+                tested += 1
+                proof = lock(rules, layout)
+                if proof is None:
+                    continue
+                r = solve(rules, layout=layout, algorithm="climb", max_nodes=WALK_NODES)
+                found[r.status] += 1
+                if r.solved:
+                    bad += 1
+                    print(f"CONTRADICTION: {v} deal {d} after {step + 1} random moves: {proof}, but won:\n"
+                          + layout.to_text())
+        print(f"{v}: {tested:,} positions of random walks from deals 1-{n}; the lock test fires on "
+              f"{sum(found.values())}: {found['unsolvable']} confirmed lost by the complete search, "
+              f"{found['unknown']} unknown at {WALK_NODES:,} nodes, {found['solved']} won")
+        sys.stdout.flush()
+    return 1 if bad else 0
+
+
 def main(argv=None) -> int:
     sys.path.insert(0, ROOT)
     from concurrent.futures import ProcessPoolExecutor
@@ -47,7 +99,12 @@ def main(argv=None) -> int:
     ap.add_argument("--results", default=os.path.join(ROOT, "results"))
     ap.add_argument("--deals", default="", help="a deal range (default: every deal of the table)")
     ap.add_argument("-j", "--jobs", type=int, default=2, help="worker processes (1: in this process)")
+    ap.add_argument("--walks", type=int, default=0, metavar="N",
+                    help="positions of random walks from deals 1..N instead of the tables' deals")
     a = ap.parse_args(argv)
+    if a.walks:
+        applies = [n for n in VARIANTS if get_rules(n).empty == "king" and not get_rules(n).cells]
+        return walks(a.variants or applies, a.walks)
     names = a.variants or [n for n in VARIANTS if os.path.isdir(os.path.join(a.results, n))]
     bad = 0
     for v in names:

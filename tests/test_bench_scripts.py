@@ -355,6 +355,22 @@ def test_lock_check_flags_a_locked_deal_the_table_calls_solved(tmp_path, capsys)
     assert "bakers-game: the lock test does not apply" in capsys.readouterr().out
 
 
+def test_lock_check_walks_search_every_lock_and_flag_a_won_one(monkeypatch, capsys):
+    """check_lock.py --walks: every position the test calls lost is searched; a won one is a
+    contradiction (exit 1).  With the test forged to call every position lost, the first
+    positions of klondike-1 deal 2 (won in 128 nodes) are won."""
+    import harpsolve.search.lock as lock_module
+
+    check = _script("check_lock")
+    monkeypatch.setattr(check, "WALK_MOVES", 6)
+    monkeypatch.setattr(check, "WALK_NODES", 200_000)
+    assert check.walks(["klondike-1"], 1) == 0
+    assert "klondike-1: 2 positions of random walks from deals 1-1; the lock test fires on 0" in capsys.readouterr().out
+    monkeypatch.setattr(lock_module, "lock", lambda rules, layout: "lock: forged")
+    assert check.walks(["klondike-1"], 2) == 1
+    assert "CONTRADICTION: klondike-1 deal 2 after 1 random moves: lock: forged, but won" in capsys.readouterr().out
+
+
 def test_sweep_rows_reports_what_a_folder_gained_since_a_commit(tmp_path, capsys):
     """sweep_rows.py counts as new only the rows the committed folder lacks (a file rewritten by
     a merge is not new), groups them by budget, and reports the table's best rows: a deal
