@@ -92,6 +92,7 @@ def main(argv=None) -> int:
 
     from harpsolve import sweep as sw
     from harpsolve.rules import VARIANTS, get_rules
+    from harpsolve.search.lock import applies as lock_applies
     from harpsolve.sweep.jobs import parse_range
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -103,13 +104,12 @@ def main(argv=None) -> int:
                     help="positions of random walks from deals 1..N instead of the tables' deals")
     a = ap.parse_args(argv)
     if a.walks:
-        applies = [n for n in VARIANTS if get_rules(n).empty == "king" and not get_rules(n).cells]
-        return walks(a.variants or applies, a.walks)
+        return walks(a.variants or [n for n in VARIANTS if lock_applies(get_rules(n))], a.walks)
     names = a.variants or [n for n in VARIANTS if os.path.isdir(os.path.join(a.results, n))]
     bad = 0
     for v in names:
         rules = get_rules(v)
-        if rules.empty != "king" or rules.cells:
+        if not lock_applies(rules):
             print(f"{v}: the lock test does not apply (empty columns take any card, or cells)")
             continue
         status = sw.best_rows(sw.load_results([os.path.join(a.results, v)]).frame).set_index("deal")["status"]

@@ -724,44 +724,58 @@ class BeamStronger(Beam):
         self.done = not self.games
 
 
-class DeadEnd(Engine):
+class _RootTest(Engine):
+    """A proof test at the root, in one node: ``test`` gives the proof's text or None (it
+    proves nothing, and the row is done either way)."""
+
+    no = ""                 # the reason of an ``unknown`` outcome
+
+    def test(self) -> str | None:
+        raise NotImplementedError
+
+    def advance(self, nodes, deadline):
+        self.done = True
+        self.nodes = 1
+        proof = self.test()
+        if proof is not None:
+            return Outcome("unsolvable", self.name, proof=proof, nodes=1)
+        return Outcome("unknown", self.name, reason=self.no)
+
+
+class DeadEnd(_RootTest):
     """The delete-relaxation dead-end test at the root (search/relax.py, proof there): linear
     time, one node; a card that can never reach its foundation proves the deal unsolvable."""
 
     name = "dead-end"
+    no = "no dead end"
     applies = staticmethod(_with_cuts)
 
-    def advance(self, nodes, deadline):
+    def test(self):
         from . import relax
 
-        self.done = True
-        self.nodes = 1
         card = relax.dead_end(self.pos.rules, self.pos.layout, self.pos.root)
-        if card is not None:
-            return Outcome("unsolvable", self.name, proof=f"dead end: {card}", nodes=1)
-        return Outcome("unknown", self.name, reason="no dead end")
+        return None if card is None else f"dead end: {card}"
 
 
-class Lock(Engine):
+class Lock(_RootTest):
     """The lock test at the root (search/lock.py, proof there): cards that can leave their
     column only for a foundation that can never reach them; a fraction of a millisecond, one
-    node.  Applies where empty columns take kings only and there are no cells."""
+    node.  Applies where the test's argument holds (``lock.applies``: empty columns for kings
+    only, no cells)."""
 
     name = "lock"
+    no = "no lock"
 
     @staticmethod
     def applies(pos):
-        return _with_cuts(pos) and pos.rules.empty == "king" and not pos.rules.cells
+        from . import lock
 
-    def advance(self, nodes, deadline):
+        return _with_cuts(pos) and lock.applies(pos.rules)
+
+    def test(self):
         from .lock import lock
 
-        self.done = True
-        self.nodes = 1
-        proof = lock(self.pos.rules, self.pos.layout)
-        if proof is not None:
-            return Outcome("unsolvable", self.name, proof=proof, nodes=1)
-        return Outcome("unknown", self.name, reason="no lock")
+        return lock(self.pos.rules, self.pos.layout)
 
 
 class Relax(Engine):

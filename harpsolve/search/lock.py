@@ -74,10 +74,16 @@ from ..rules import Rules, builds_on
 _TALON, _HOME = -1, -2
 
 
+def applies(rules: Rules) -> bool:
+    """Does the argument hold under ``rules``: empty columns for kings only, no cells (else a
+    card of L could leave without a base)?"""
+    return rules.empty == "king" and not rules.cells
+
+
 def lock(rules: Rules, layout: Layout, displace: bool = True) -> str | None:
     """The proof (``"lock: JD JH"``) that ``layout`` cannot be won, or None (proves nothing).
     ``displace=False`` leaves out step 3 (for the tests: what it adds)."""
-    if rules.empty != "king" or rules.cells:
+    if not applies(rules):
         return None
     cards = []          # (kind, column or _TALON/_HOME, index in the column)
     for c, col in enumerate(layout.columns):
@@ -93,11 +99,7 @@ def lock(rules: Rules, layout: Layout, displace: bool = True) -> str | None:
         for i, k in enumerate(col):
             tops.setdefault(k % 13, {})[c] = i
     for r in range(1, 12):
-        # a quick necessary condition: some kind of rank r + 1 lies wholly in the tableau, each
-        # copy beneath a card of rank r (most positions stop here)
-        above = tops.get(r, {})
-        if not any(by_kind[b * 13 + r + 1] and all(cards[n][1] >= 0 and cards[n][2] < above.get(cards[n][1], -1)
-                                                   for n in by_kind[b * 13 + r + 1]) for b in range(4)):
+        if not _may_lock(cards, by_kind, tops.get(r, {}), r):
             continue
         for size in range(1, 5):
             for suits in combinations(range(4), size):
@@ -105,6 +107,17 @@ def lock(rules: Rules, layout: Layout, displace: bool = True) -> str | None:
                 if frozen is not None and _locked(rules, layout, cards, by_kind, frozen, r, suits, displace):
                     return "lock: " + " ".join(card_text(s * 13 + r) for s in suits)
     return None
+
+
+def _may_lock(cards, by_kind, above, r) -> bool:
+    """A quick necessary condition for a lock of rank ``r`` (most positions stop here): some
+    kind of rank r + 1 lies wholly in the tableau, each copy beneath a card of rank r (``above``:
+    column -> highest index of a card of rank r)."""
+    for b in range(4):
+        copies = by_kind[b * 13 + r + 1]
+        if copies and all(cards[n][1] >= 0 and cards[n][2] < above.get(cards[n][1], -1) for n in copies):
+            return True
+    return False
 
 
 def _frozen(rules, layout, cards, by_kind, r, suits):
